@@ -1,0 +1,106 @@
+"""Framework defaults for the optional Device API hooks.
+
+Registered as the plugin ``tvmdevice.defaults``; the binding falls back to
+these implementations when a device's owning plugin does not provide a hook
+(the hookspecs say, per hook, what the default does).  They call the owning
+plugin's *raw* implementations through the device's binding, so the
+framework's allocation tracking sees each block exactly once.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .device_type import MemoryKind
+from .errors import NotSupportedError
+from .hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .aot.ir import Graph, Operator
+    from .device import Device
+    from .device_type import DeviceType
+
+WORKSPACE_ALIGNMENT = 64
+
+
+@hookimpl(trylast=True)
+def tvmdevice_set_device(device: "Device") -> None:
+    return None
+
+
+@hookimpl(trylast=True)
+def tvmdevice_get_target_property(device: "Device", property: str) -> Any:
+    return device.options.get(property)
+
+
+@hookimpl(trylast=True)
+def tvmdevice_get_data_size(device: "Device", shape: tuple[int, ...], dtype: str, mem_scope: str | None) -> int:
+    if mem_scope not in (None, "global"):
+        raise NotSupportedError(f"device {device.name!r} has no memory scope {mem_scope!r}")
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+@hookimpl(trylast=True)
+def tvmdevice_alloc_data_space_scoped(device: "Device", shape: tuple[int, ...], dtype: str,
+                                      mem_scope: str | None) -> int:
+    # Reached only through trace-mode pluggy calls; Device routes the default
+    # through its checked flat form instead.
+    nbytes = device._binding.hook("tvmdevice_get_data_size")(shape, dtype, mem_scope)
+    return device._binding.hook("tvmdevice_alloc_data_space")(nbytes, WORKSPACE_ALIGNMENT, dtype)
+
+
+@hookimpl(trylast=True)
+def tvmdevice_create_stream(device: "Device") -> int:
+    counter = device.plugin_state.get("_default_stream_counter", 0) + 1
+    device.plugin_state["_default_stream_counter"] = counter
+    return counter
+
+
+@hookimpl(trylast=True)
+def tvmdevice_free_stream(device: "Device", stream: int) -> None:
+    return None
+
+
+@hookimpl(trylast=True)
+def tvmdevice_stream_sync(device: "Device", stream: int) -> None:
+    return None
+
+
+@hookimpl(trylast=True)
+def tvmdevice_set_stream(device: "Device", stream: int) -> None:
+    return None
+
+
+@hookimpl(trylast=True)
+def tvmdevice_get_current_stream(device: "Device") -> int:
+    return device.current_stream
+
+
+@hookimpl(trylast=True)
+def tvmdevice_sync_stream_from_to(device: "Device", event_src: int, event_dst: int) -> None:
+    return None
+
+
+@hookimpl(trylast=True)
+def tvmdevice_alloc_workspace(device: "Device", nbytes: int, type_hint: str | None) -> int:
+    return device._binding.hook("tvmdevice_alloc_data_space")(nbytes, WORKSPACE_ALIGNMENT, type_hint)
+
+
+@hookimpl(trylast=True)
+def tvmdevice_free_workspace(device: "Device", ptr: int) -> None:
+    device._binding.hook("tvmdevice_free_data_space")(ptr)
+
+
+@hookimpl(trylast=True)
+def tvmdevice_supports_device_pointer_arithmetics_on_host(device: "Device") -> bool:
+    return device.memory is MemoryKind.HOST
+
+
+@hookimpl(trylast=True)
+def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
+                             op: "Operator") -> str | None:
+    if op.type in device_type.operators:
+        return None
+    return f"{device_type.name} has no {op.type} kernel"

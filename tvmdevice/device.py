@@ -1,0 +1,448 @@
+"""Device instances: the lifecycle state machine and the checked Device API.
+
+A :class:`Device` is one instance of a :class:`~tvmdevice.device_type.DeviceType`
+with its target options.  It owns the zeroed, aligned ``tvm_device_<name>_t``
+storage (``handle``), enforces the lifecycle (:mod:`tvmdevice.lifecycle`),
+validates every Device API call before the plugin sees it, tracks
+allocations and streams, and frees what is left at Close.
+
+The plugin's implementations are resolved once, when the device is created
+(:mod:`tvmdevice.binding`), and called directly: no pluggy dispatch per call
+unless the device was created in trace mode.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from .attrs import DeviceAttrKind
+from .device_type import DeviceType, MemoryKind
+from .errors import (
+    DeviceMemoryError,
+    InvalidArgumentError,
+    LeakWarning,
+    LifecycleError,
+    NotSupportedError,
+    TVMDeviceError,
+)
+from .lifecycle import DOWNWARD, TRANSITIONS, State, Transition
+from .memory import Allocation, address_of, aligned_empty, check_alignment
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .binding import Binding
+
+__all__ = ["Device", "HOST_MEMORY"]
+
+#: Marker for "plain host memory" as the source or destination of a copy.
+HOST_MEMORY = None
+
+#: Alignment of the device struct storage (cache line; covers any C type).
+STRUCT_ALIGNMENT = 64
+
+
+class Device:
+    """One device instance.
+
+    Create devices through :meth:`tvmdevice.registry.Registry.create_device`
+    (or a :class:`~tvmdevice.target.Target`), not directly.
+
+    :ivar type: the :class:`DeviceType`.
+    :ivar options: typed target options, defaults filled in.
+    :ivar state: the current :class:`~tvmdevice.lifecycle.State`.
+    :ivar faulted: set after a failed lifecycle hook; only the way down is open.
+    :ivar handle: the ``tvm_device_<name>_t`` storage (a uint8 numpy view).
+    :ivar plugin_state: a dict the owning plugin may use for Python-side state.
+    """
+
+    def __init__(self, device_type: DeviceType, options: dict[str, Any], binding: "Binding",
+                 *, device_id: int = 0) -> None:
+        self.type = device_type
+        self.options = dict(options)
+        self.device_id = device_id
+        self.state = State.UNINITIALIZED
+        self.faulted = False
+        self.handle = aligned_empty(device_type.layout.size, max(STRUCT_ALIGNMENT, device_type.layout.alignment))
+        self.plugin_state: dict[str, Any] = {}
+        self.allocations: dict[int, Allocation] = {}
+        self.streams: set[int] = set()
+        self.current_stream = 0
+        self.leaked: list[Allocation | int] = []
+        self._binding = binding
+        binding.bind(self)
+
+    # ------------------------------------------------------------------ naming
+    @property
+    def name(self) -> str:
+        return self.type.name
+
+    @property
+    def handle_address(self) -> int:
+        """Address of the ``tvm_device_<name>_t`` struct: the ``resource_handle``."""
+        return address_of(self.handle)
+
+    @property
+    def memory(self) -> MemoryKind:
+        return self.type.memory
+
+    @property
+    def traced(self) -> bool:
+        return self._binding.trace
+
+    def __repr__(self) -> str:
+        flag = ", faulted" if self.faulted else ""
+        return f"<Device {self.name}:{self.device_id} {self.state.value}{flag}>"
+
+    # --------------------------------------------------------------- lifecycle
+    def init(self) -> None:
+        """Init: uninitialized -> initialized (see ``tvmdevice_init``)."""
+        self._transition(Transition.INIT, self._binding.hook("tvmdevice_init"), self.options)
+
+    def open(self) -> None:
+        """Open: initialized -> opened; device memory becomes available."""
+        self._transition(Transition.OPEN, self._binding.hook("tvmdevice_open"))
+
+    def activate(self) -> None:
+        """Activate: opened -> active; kernels may run."""
+        self._transition(Transition.ACTIVATE, self._binding.hook("tvmdevice_activate"))
+
+    def deactivate(self) -> None:
+        """Deactivate: active -> opened; device memory is kept."""
+        self._transition(Transition.DEACTIVATE, self._binding.hook("tvmdevice_deactivate"))
+
+    def close(self) -> None:
+        """Close: opened -> initialized; frees (and reports) anything left allocated."""
+        self._check_transition(Transition.CLOSE)
+        self._free_leftovers()
+        self._transition(Transition.CLOSE, self._binding.hook("tvmdevice_close"))
+
+    def destroy(self) -> None:
+        """Destroy: initialized -> uninitialized."""
+        self._transition(Transition.DESTROY, self._binding.hook("tvmdevice_destroy"))
+        if self.state is State.UNINITIALIZED:
+            self.faulted = False
+
+    def release(self) -> None:
+        """Walk the device down to uninitialized from wherever it is, never raising
+        for the steps (errors are collected and the first is re-raised at the end)."""
+        first: BaseException | None = None
+        for state, step in ((State.ACTIVE, self.deactivate), (State.OPENED, self.close),
+                            (State.INITIALIZED, self.destroy)):
+            if self.state is state:
+                try:
+                    step()
+                except TVMDeviceError as exc:
+                    first = first or exc
+        if first is not None:
+            raise first
+
+    def _check_transition(self, transition: Transition) -> None:
+        source, _ = TRANSITIONS[transition]
+        if self.state is not source:
+            raise LifecycleError(
+                f"device {self.name!r}: cannot {transition.value} in state {self.state.value!r} "
+                f"(only from {source.value!r})"
+            )
+        if self.faulted and transition not in DOWNWARD:
+            raise LifecycleError(
+                f"device {self.name!r} is faulted after a failed hook; only deactivate, close and "
+                f"destroy are allowed now"
+            )
+
+    def _transition(self, transition: Transition, hook: Callable[..., Any], *args: Any) -> None:
+        self._check_transition(transition)
+        _, target = TRANSITIONS[transition]
+        try:
+            hook(*args)
+        except BaseException as exc:
+            self.state = target
+            self.faulted = True
+            raise self._wrap(exc, transition.hook_name) from exc
+        self.state = target
+
+    def _free_leftovers(self) -> None:
+        leftovers = list(self.allocations.values())
+        streams = sorted(self.streams)
+        if not leftovers and not streams:
+            return
+        self.leaked.extend(leftovers)
+        self.leaked.extend(streams)
+        described = ", ".join(f"{a.kind} {a.nbytes} B at {a.ptr:#x}" for a in leftovers)
+        if streams:
+            described += (", " if described else "") + f"{len(streams)} stream(s)"
+        warnings.warn(f"device {self.name!r} closed with {described} still allocated; freed by the framework",
+                      LeakWarning, stacklevel=3)
+        for alloc in leftovers:
+            free = self._binding.hook("tvmdevice_free_workspace" if alloc.kind == "workspace"
+                                      else "tvmdevice_free_data_space")
+            try:
+                free(alloc.ptr)
+            except Exception as exc:  # noqa: BLE001 - a broken free must not block Close
+                warnings.warn(f"device {self.name!r}: freeing leaked {alloc.ptr:#x} failed: {exc}",
+                              LeakWarning, stacklevel=3)
+            self.allocations.pop(alloc.ptr, None)
+        for stream in streams:
+            try:
+                self._binding.hook("tvmdevice_free_stream")(stream)
+            except Exception as exc:  # noqa: BLE001
+                warnings.warn(f"device {self.name!r}: freeing stream {stream} failed: {exc}",
+                              LeakWarning, stacklevel=3)
+        self.streams.clear()
+        self.current_stream = 0
+
+    def _require(self, *states: State, what: str) -> None:
+        if self.state not in states:
+            allowed = " or ".join(repr(s.value) for s in states)
+            raise LifecycleError(f"device {self.name!r}: {what} needs the device {allowed}, "
+                                 f"it is {self.state.value!r}")
+
+    def _wrap(self, exc: BaseException, hook: str) -> BaseException:
+        if isinstance(exc, TVMDeviceError):
+            return exc
+        if not isinstance(exc, Exception):
+            return exc  # KeyboardInterrupt and friends pass through untouched
+        plugin = self._binding.owner_name
+        return TVMDeviceError(f"plugin {plugin!r}, device {self.name!r}: {hook} raised "
+                              f"{type(exc).__name__}: {exc}")
+
+    # ----------------------------------------------------- device & attributes
+    def set_device(self) -> None:
+        """SetDevice."""
+        self._call("tvmdevice_set_device")
+
+    def get_attr(self, kind: DeviceAttrKind | int) -> Any:
+        """GetAttr; ``None`` means not applicable to this device."""
+        try:
+            kind = DeviceAttrKind(kind)
+        except ValueError:
+            raise InvalidArgumentError(f"unknown DeviceAttrKind {kind!r}") from None
+        if kind is DeviceAttrKind.kExist:
+            # Existence is answered by the plugin too, but a plugin must never
+            # claim a device that was not initialized exists.
+            if self.state is State.UNINITIALIZED:
+                return 0
+        return self._call("tvmdevice_get_attr", int(kind))
+
+    def get_target_property(self, property: str) -> Any:
+        """GetTargetProperty; ``None`` when unknown."""
+        return self._call("tvmdevice_get_target_property", property)
+
+    def get_data_size(self, shape: tuple[int, ...], dtype: str, mem_scope: str | None = None) -> int:
+        """GetDataSize."""
+        shape = _check_shape(shape)
+        return int(self._call("tvmdevice_get_data_size", shape, np.dtype(dtype).name, mem_scope))
+
+    # -------------------------------------------------------------- data space
+    def alloc_data_space(self, nbytes: int, alignment: int = 64, type_hint: str | None = None) -> int:
+        """AllocDataSpace (flat form); returns the data pointer."""
+        self._require(State.OPENED, State.ACTIVE, what="AllocDataSpace")
+        nbytes = _check_nbytes(nbytes)
+        alignment = check_alignment(alignment)
+        ptr = int(self._call("tvmdevice_alloc_data_space", nbytes, alignment, type_hint))
+        return self._track(ptr, nbytes, alignment, "data", type_hint)
+
+    def alloc_data_space_scoped(self, shape: tuple[int, ...], dtype: str, mem_scope: str | None = None) -> int:
+        """AllocDataSpace (shaped form with memory scope)."""
+        self._require(State.OPENED, State.ACTIVE, what="AllocDataSpace")
+        shape = _check_shape(shape)
+        dtype = np.dtype(dtype).name
+        nbytes = self.get_data_size(shape, dtype, mem_scope)
+        if self._binding.is_default("tvmdevice_alloc_data_space_scoped"):
+            # The default goes through the checked flat form, which tracks it.
+            if mem_scope not in (None, "global"):
+                raise NotSupportedError(f"device {self.name!r} has no memory scope {mem_scope!r}")
+            return self.alloc_data_space(nbytes, 64, dtype)
+        ptr = int(self._call("tvmdevice_alloc_data_space_scoped", shape, dtype, mem_scope))
+        return self._track(ptr, nbytes, 64, "data", dtype)
+
+    def free_data_space(self, ptr: int) -> None:
+        """FreeDataSpace; double frees and foreign pointers are errors."""
+        self._untrack(ptr, "data", "FreeDataSpace")
+        self._call("tvmdevice_free_data_space", ptr)
+
+    def alloc_workspace(self, nbytes: int, type_hint: str | None = None) -> int:
+        """AllocWorkspace: scratch memory for kernels."""
+        self._require(State.OPENED, State.ACTIVE, what="AllocWorkspace")
+        nbytes = _check_nbytes(nbytes)
+        ptr = int(self._call("tvmdevice_alloc_workspace", nbytes, type_hint))
+        return self._track(ptr, nbytes, 1, "workspace", type_hint)
+
+    def free_workspace(self, ptr: int) -> None:
+        """FreeWorkspace."""
+        self._untrack(ptr, "workspace", "FreeWorkspace")
+        self._call("tvmdevice_free_workspace", ptr)
+
+    def supports_device_pointer_arithmetics_on_host(self) -> bool:
+        """SupportsDevicePointerArithmeticsOnHost."""
+        return bool(self._call("tvmdevice_supports_device_pointer_arithmetics_on_host"))
+
+    def _track(self, ptr: int, nbytes: int, alignment: int, kind: str, type_hint: str | None) -> int:
+        if ptr in self.allocations:
+            raise DeviceMemoryError(f"plugin {self._binding.owner_name!r} returned pointer {ptr:#x} "
+                                    f"that is already allocated on device {self.name!r}")
+        if alignment > 1 and ptr % alignment:
+            raise DeviceMemoryError(f"plugin {self._binding.owner_name!r} returned pointer {ptr:#x} "
+                                    f"not aligned to {alignment} bytes")
+        self.allocations[ptr] = Allocation(ptr, nbytes, alignment, kind, type_hint)
+        return ptr
+
+    def _untrack(self, ptr: int, kind: str, what: str) -> Allocation:
+        alloc = self.allocations.get(ptr)
+        if alloc is None:
+            raise DeviceMemoryError(f"device {self.name!r}: {what} of {ptr:#x}, which is not a live "
+                                    f"allocation of this device (double free or foreign pointer)")
+        if alloc.kind != kind:
+            raise DeviceMemoryError(f"device {self.name!r}: {what} of {ptr:#x}, which is a {alloc.kind} "
+                                    f"allocation")
+        del self.allocations[ptr]
+        return alloc
+
+    def find_allocation(self, ptr: int, nbytes: int) -> Allocation | None:
+        """The live allocation containing ``[ptr, ptr + nbytes)``, if any."""
+        alloc = self.allocations.get(ptr)
+        if alloc is not None and alloc.contains(ptr, nbytes):
+            return alloc
+        for alloc in self.allocations.values():
+            if alloc.contains(ptr, nbytes):
+                return alloc
+        return None
+
+    # ------------------------------------------------------------------ copies
+    def copy_data_from_to(self, src: int | np.ndarray, src_offset: int, dst: int | np.ndarray,
+                          dst_offset: int, nbytes: int, src_device: "Device | None",
+                          dst_device: "Device | None", type_hint: str | None = None,
+                          stream: int | None = None) -> None:
+        """CopyDataFromTo with byte offsets; either side may be a numpy array (host memory).
+
+        The copy is performed by whichever side has separate memory (or by
+        this device when both are host memory); both byte ranges are checked.
+        """
+        nbytes = _check_nbytes(nbytes)
+        src_ptr = _resolve_side(src, src_offset, nbytes, src_device, "source")
+        dst_ptr = _resolve_side(dst, dst_offset, nbytes, dst_device, "destination")
+        if isinstance(dst, np.ndarray) and not dst.flags.writeable:
+            raise InvalidArgumentError("copy destination array is read-only")
+        performer = _copy_performer(self, src_device, dst_device)
+        performer._require(State.OPENED, State.ACTIVE, what="CopyDataFromTo")
+        if stream is not None and stream != 0 and stream not in performer.streams:
+            raise InvalidArgumentError(f"device {performer.name!r}: unknown stream {stream}")
+        performer._call("tvmdevice_copy_data_from_to", src_ptr - src_offset, src_offset,
+                        dst_ptr - dst_offset, dst_offset, nbytes, src_device, dst_device,
+                        type_hint, stream)
+
+    def upload(self, array: np.ndarray, ptr: int, offset: int = 0, stream: int | None = None) -> None:
+        """Copy a host array into this device's memory at ``ptr + offset``."""
+        array = np.ascontiguousarray(array)
+        self.copy_data_from_to(array, 0, ptr, offset, array.nbytes, HOST_MEMORY, self,
+                               array.dtype.name, stream)
+
+    def download(self, ptr: int, out: np.ndarray, offset: int = 0, stream: int | None = None) -> np.ndarray:
+        """Copy ``out.nbytes`` from ``ptr + offset`` into the host array ``out`` (synchronised)."""
+        if not out.flags.c_contiguous:
+            raise InvalidArgumentError("download target must be a C-contiguous array")
+        self.copy_data_from_to(ptr, offset, out, 0, out.nbytes, self, HOST_MEMORY, out.dtype.name, stream)
+        self.stream_sync(stream or 0)
+        return out
+
+    # ----------------------------------------------------------------- streams
+    def create_stream(self) -> int:
+        """CreateStream; returns a non-zero handle."""
+        self._require(State.OPENED, State.ACTIVE, what="CreateStream")
+        stream = int(self._call("tvmdevice_create_stream"))
+        if stream == 0 or stream in self.streams:
+            raise TVMDeviceError(f"plugin {self._binding.owner_name!r} returned an invalid stream handle {stream}")
+        self.streams.add(stream)
+        return stream
+
+    def free_stream(self, stream: int) -> None:
+        """FreeStream."""
+        self._check_stream(stream, allow_default=False)
+        self._call("tvmdevice_free_stream", stream)
+        self.streams.discard(stream)
+        if self.current_stream == stream:
+            self.current_stream = 0
+
+    def stream_sync(self, stream: int = 0) -> None:
+        """StreamSync."""
+        self._check_stream(stream)
+        self._call("tvmdevice_stream_sync", stream)
+
+    def set_stream(self, stream: int) -> None:
+        """SetStream."""
+        self._check_stream(stream)
+        self._call("tvmdevice_set_stream", stream)
+        self.current_stream = stream
+
+    def get_current_stream(self) -> int:
+        """GetCurrentStream."""
+        return self._get_current_stream()
+
+    def sync_stream_from_to(self, event_src: int, event_dst: int) -> None:
+        """SyncStreamFromTo: work queued on ``event_dst`` waits for ``event_src``."""
+        self._check_stream(event_src)
+        self._check_stream(event_dst)
+        self._call("tvmdevice_sync_stream_from_to", event_src, event_dst)
+
+    def _check_stream(self, stream: int, allow_default: bool = True) -> None:
+        if stream == 0 and allow_default:
+            return
+        if stream not in self.streams:
+            raise InvalidArgumentError(f"device {self.name!r}: unknown stream {stream!r}")
+
+    # --------------------------------------------------------------- dispatch
+    def _call(self, hook: str, *args: Any) -> Any:
+        try:
+            return self._binding.hook(hook)(*args)
+        except TVMDeviceError:
+            raise
+        except Exception as exc:
+            raise self._wrap(exc, hook) from exc
+
+
+def _check_nbytes(nbytes: int) -> int:
+    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes < 0:
+        raise InvalidArgumentError(f"byte count must be a non-negative int, got {nbytes!r}")
+    return int(nbytes)
+
+
+def _check_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        out = tuple(int(d) for d in shape)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"shape must be a sequence of ints, got {shape!r}") from None
+    if any(d < 0 for d in out):
+        raise InvalidArgumentError(f"shape has a negative dimension: {out}")
+    return out
+
+
+def _resolve_side(side: int | np.ndarray, offset: int, nbytes: int, owner: "Device | None", what: str) -> int:
+    """Pointer to the first byte of one side of a copy, after checking the range."""
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+        raise InvalidArgumentError(f"{what} offset must be a non-negative int, got {offset!r}")
+    if isinstance(side, np.ndarray):
+        if owner is not None and owner.memory is not MemoryKind.HOST:
+            raise InvalidArgumentError(f"{what} is a host array but its device {owner.name!r} has separate memory")
+        if not side.flags.c_contiguous:
+            raise InvalidArgumentError(f"{what} array must be C-contiguous")
+        if offset + nbytes > side.nbytes:
+            raise InvalidArgumentError(f"{what} range [{offset}, {offset + nbytes}) exceeds the array's "
+                                       f"{side.nbytes} bytes")
+        return address_of(side) + offset
+    if owner is None:
+        raise InvalidArgumentError(f"{what} is a raw pointer with no owning device; pass a numpy array "
+                                   f"for plain host memory")
+    ptr = int(side) + offset
+    if owner.find_allocation(ptr, nbytes) is None:
+        raise InvalidArgumentError(f"{what} range {ptr:#x}+{nbytes} is not inside a live allocation of "
+                                   f"device {owner.name!r}")
+    return ptr
+
+
+def _copy_performer(caller: Device, src: Device | None, dst: Device | None) -> Device:
+    separate = [d for d in (src, dst) if d is not None and d.memory is MemoryKind.SEPARATE]
+    if len({id(d) for d in separate}) > 1:
+        raise NotSupportedError(f"copy between two separate-memory devices ({separate[0].name!r} -> "
+                                f"{separate[1].name!r}); stage it through host memory")
+    return separate[0] if separate else caller

@@ -1,0 +1,1 @@
+"""The built-in host device ``c``: the reference implementation of the Device API."""

@@ -1,0 +1,204 @@
+"""The built-in ``c`` device: the complete Device API on host memory.
+
+It is the reference implementation every plugin is compared against and the
+host (last entry) of every target string.  Its kernels are the numpy
+reference kernels in :mod:`tvmdevice.host.kernels`, bit-exact with TensorFlow
+Lite Micro; they are imported only when an operator is prepared.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from .. import _hostmem
+from ..attrs import DeviceAttrKind
+from ..device_type import DeviceType, MemoryKind
+from ..errors import NotSupportedError
+from ..hookspecs import hookimpl
+from ..layout import Field, Layout, struct_view
+from ..memory import address_of, aligned_empty
+from ..options import TargetOption
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..aot.ir import Graph, Operator
+    from ..device import Device
+    from ..kernel import PreparedCall
+
+API_VERSION = 1
+
+#: Operators the host reference kernels implement.
+OPERATORS = frozenset({
+    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX",
+    "ADD", "MUL", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "PAD", "CONCATENATION", "MEAN", "LOGISTIC", "TANH",
+})
+
+LAYOUT = Layout(
+    "tvm_device_c_t",
+    (
+        Field("api_version", "uint32_t", doc="TVMD_DEVICE_API_VERSION the device was built for"),
+        Field("active", "uint32_t", doc="1 between Activate and Deactivate"),
+        Field("bytes_in_use", "uint64_t", doc="bytes currently allocated (data space and workspace)"),
+        Field("peak_bytes", "uint64_t", doc="high-water mark of bytes_in_use since Open"),
+        Field("num_allocations", "uint32_t", doc="live allocations"),
+        Field("num_opens", "uint32_t", doc="times the device was opened"),
+        Field("current_stream", "uint64_t", doc="the stream set by SetStream (0 = default)"),
+    ),
+    doc="State of the built-in host device.",
+)
+
+DEVICE_TYPE = DeviceType(
+    name="c",
+    aliases=("cpu", "llvm"),
+    layout=LAYOUT,
+    options=(
+        TargetOption("mcpu", str, "", "CPU the generated code is for, e.g. cortex-m55 (informational)"),
+        TargetOption("march", str, "", "architecture, e.g. armv8.1-m.main (informational)"),
+        TargetOption("workspace_bytes", int, 0, "cap on host memory the device may hand out; 0 = no cap",
+                     minimum=0),
+    ),
+    memory=MemoryKind.HOST,
+    operators=OPERATORS,
+    is_host=True,
+    description="host CPU: numpy reference kernels, bit-exact with TFLite Micro",
+)
+
+
+@hookimpl
+def tvmdevice_device_types() -> list[DeviceType]:
+    return [DEVICE_TYPE]
+
+
+def _fields(device: "Device") -> dict:
+    return device.plugin_state.setdefault("fields", struct_view(LAYOUT, device.handle))
+
+
+# ------------------------------------------------------------------ lifecycle
+@hookimpl
+def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
+    _fields(device)["api_version"][0] = API_VERSION
+
+
+@hookimpl
+def tvmdevice_destroy(device: "Device") -> None:
+    device.plugin_state.clear()
+
+
+@hookimpl
+def tvmdevice_open(device: "Device") -> None:
+    f = _fields(device)
+    f["num_opens"][0] += 1
+    f["peak_bytes"][0] = f["bytes_in_use"][0]
+    device.plugin_state["buffers"] = {}
+
+
+@hookimpl
+def tvmdevice_close(device: "Device") -> None:
+    device.plugin_state["buffers"] = {}
+    f = _fields(device)
+    f["bytes_in_use"][0] = 0
+    f["num_allocations"][0] = 0
+
+
+@hookimpl
+def tvmdevice_activate(device: "Device") -> None:
+    _fields(device)["active"][0] = 1
+
+
+@hookimpl
+def tvmdevice_deactivate(device: "Device") -> None:
+    _fields(device)["active"][0] = 0
+
+
+# ---------------------------------------------------------------- attributes
+@hookimpl
+def tvmdevice_get_attr(device: "Device", kind: int) -> Any:
+    kind = DeviceAttrKind(kind)
+    if kind is DeviceAttrKind.kExist:
+        return 1
+    if kind is DeviceAttrKind.kDeviceName:
+        return "c"
+    if kind is DeviceAttrKind.kApiVersion:
+        return API_VERSION
+    if kind in (DeviceAttrKind.kTotalGlobalMemory, DeviceAttrKind.kAvailableGlobalMemory):
+        cap = device.options.get("workspace_bytes", 0)
+        if cap:
+            used = int(_fields(device)["bytes_in_use"][0])
+            return cap if kind is DeviceAttrKind.kTotalGlobalMemory else cap - used
+        pages = "SC_PHYS_PAGES" if kind is DeviceAttrKind.kTotalGlobalMemory else "SC_AVPHYS_PAGES"
+        try:
+            return os.sysconf(pages) * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError):
+            return None
+    if kind is DeviceAttrKind.kMultiProcessorCount:
+        return os.cpu_count()
+    return None  # GPU-style attributes do not apply to a host CPU
+
+
+# ---------------------------------------------------------------- data space
+@hookimpl
+def tvmdevice_alloc_data_space(device: "Device", nbytes: int, alignment: int, type_hint: str | None) -> int:
+    f = _fields(device)
+    cap = device.options.get("workspace_bytes", 0)
+    if cap and int(f["bytes_in_use"][0]) + nbytes > cap:
+        from ..errors import DeviceMemoryError
+
+        free = cap - int(f["bytes_in_use"][0])
+        raise DeviceMemoryError(f"device 'c': out of memory: requested {nbytes} B, free {free} B, "
+                                f"largest free block {free} B (raise -workspace_bytes)")
+    # Zero-byte allocations still get a unique, valid address.
+    buf = aligned_empty(max(nbytes, 1), alignment)
+    ptr = address_of(buf)
+    device.plugin_state["buffers"][ptr] = (buf, nbytes)
+    f["bytes_in_use"][0] += nbytes
+    f["peak_bytes"][0] = max(f["peak_bytes"][0], f["bytes_in_use"][0])
+    f["num_allocations"][0] += 1
+    return ptr
+
+
+@hookimpl
+def tvmdevice_free_data_space(device: "Device", ptr: int) -> None:
+    _, nbytes = device.plugin_state["buffers"].pop(ptr)
+    f = _fields(device)
+    f["bytes_in_use"][0] -= nbytes
+    f["num_allocations"][0] -= 1
+
+
+@hookimpl
+def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst: int, dst_offset: int,
+                                nbytes: int, src_device: "Device | None", dst_device: "Device | None",
+                                type_hint: str | None, stream: int | None) -> None:
+    # Host memory only: the framework routes copies that touch separate
+    # memory to that device, so both sides are host addresses here.
+    _hostmem.copy_bytes(dst + dst_offset, src + src_offset, nbytes)
+
+
+@hookimpl
+def tvmdevice_set_stream(device: "Device", stream: int) -> None:
+    _fields(device)["current_stream"][0] = stream
+
+
+@hookimpl
+def tvmdevice_get_data_size(device: "Device", shape: tuple[int, ...], dtype: str, mem_scope: str | None) -> int:
+    if mem_scope not in (None, "global"):
+        raise NotSupportedError(f"device 'c' has only the global memory scope, not {mem_scope!r}")
+    import numpy as np
+
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+# ------------------------------------------------------------------- kernels
+@hookimpl
+def tvmdevice_check_operator(device_type: DeviceType, options: dict[str, Any], graph: "Graph",
+                             op: "Operator") -> str | None:
+    if op.type not in OPERATORS:
+        return f"no host kernel for {op.type}"
+    return None
+
+
+@hookimpl
+def tvmdevice_prepare_operator(device_type: DeviceType, options: dict[str, Any], graph: "Graph",
+                               op: "Operator") -> "PreparedCall":
+    from . import kernels
+
+    return kernels.prepare(graph, op)

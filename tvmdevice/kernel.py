@@ -1,0 +1,56 @@
+"""What a device hands the executor for one operator: :class:`PreparedCall`.
+
+A device's ``tvmdevice_prepare_operator`` hook runs once, at compile time (the
+TFLM "Prepare" step): it validates the operator against what its kernel can
+do, computes multipliers, shifts, offsets and clamps, and returns a
+:class:`PreparedCall`.  At run time the executor only dispatches.
+
+**Buffer convention.** Every call receives its buffers in one fixed order:
+the operator's inputs in operator order (``NULL``/``None`` where an optional
+input is absent), then its outputs, then the scratch buffer if
+``scratch_bytes > 0``.  The device handle (``resource_handle``) is never in
+that list: it is passed separately, last.
+
+**Two kernel kinds.**
+
+* C: ``kernel`` is a ``PyCapsule`` named ``"tvmdevice.kernel"`` holding a
+  ``tvmd_kernel_t`` (``kernel_abi.h``); ``params`` is an object whose
+  ``capsule`` attribute is a ``PyCapsule`` named ``"tvmdevice.params"``
+  pointing at the kernel's flat parameter struct.  Buffers are raw addresses
+  (device addresses on devices with separate memory).
+* Python: ``kernel`` is a callable ``kernel(params, buffers, device)``; on
+  host-visible memory ``buffers`` are numpy views shaped and typed like the
+  tensors (scratch as a flat uint8 view).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+__all__ = ["PreparedCall", "is_c_kernel"]
+
+
+@dataclass(frozen=True)
+class PreparedCall:
+    """One prepared operator call on one device.
+
+    :param name: kernel name shown in placement reports and traces.
+    :param kernel: a ``"tvmdevice.kernel"`` capsule or a Python callable.
+    :param params: the kernel's prepared parameters (kept alive by the executor).
+    :param scratch_bytes: workspace the call needs; the executor obtains it
+        through the device's AllocWorkspace and passes it as the last buffer.
+    """
+
+    name: str
+    kernel: Any
+    params: Any = None
+    scratch_bytes: int = 0
+
+
+def is_c_kernel(kernel: Any) -> bool:
+    """True when ``kernel`` is a C kernel capsule rather than a Python callable."""
+    return type(kernel).__name__ == "PyCapsule"
+
+
+PythonKernel = Callable[[Any, list, Any], None]

@@ -1,0 +1,1 @@
+"""Testing helpers and the conformance kit for device plugin authors."""
