@@ -8,6 +8,7 @@ built against another ABI is refused with an error, never called.
 """
 from cpython.pycapsule cimport PyCapsule_CheckExact, PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.stdint cimport uintptr_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport strcmp
 
 from tvmdevice.kernel_abi cimport TVMD_KERNEL_ABI_VERSION, tvmd_kernel_t
@@ -65,3 +66,32 @@ def params_address(params):
     if name != PARAMS_CAPSULE:
         raise ABIMismatchError(f"kernel params must expose a PyCapsule named {PARAMS_CAPSULE!r}, got {name!r}")
     return <uintptr_t>PyCapsule_GetPointer(capsule, b"tvmdevice.params")
+
+
+def invoke_kernel(capsule, params, buffers, size_t resource_handle):
+    """Call one C kernel once, from Python: the kernel's Python callable form.
+
+    :param capsule: a ``"tvmdevice.kernel"`` capsule (validated first).
+    :param params: the prepared params object (``.capsule``) or ``None``.
+    :param buffers: data pointers in the kernel's buffer order: ints (addresses)
+        or ``None`` for an absent optional input.  Callers holding numpy arrays
+        pass ``tvmdevice.memory.address_of(array)`` and keep the arrays alive.
+    :param resource_handle: address of the device struct (0 for none).
+    :returns: the kernel's status code (0 = success).
+    """
+    kname, fn_addr, _ = kernel_info(capsule)
+    cdef size_t p = params_address(params)
+    cdef Py_ssize_t n = len(buffers), i
+    cdef void** ptrs = <void**>malloc(max(n, 1) * sizeof(void*))
+    if ptrs == NULL:
+        raise MemoryError()
+    cdef tvmd_kernel_t* k = <tvmd_kernel_t*>PyCapsule_GetPointer(capsule, b"tvmdevice.kernel")
+    cdef int status
+    try:
+        for i in range(n):
+            ptrs[i] = NULL if buffers[i] is None else <void*><uintptr_t>int(buffers[i])
+        with nogil:
+            status = k.fn(<const void*>p, ptrs, <void*>resource_handle)
+    finally:
+        free(ptrs)
+    return status
