@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .device_type import MemoryKind
 from .errors import NotSupportedError
 from .hookspecs import hookimpl
@@ -39,6 +37,8 @@ def tvmdevice_get_target_property(device: "Device", property: str) -> Any:
 def tvmdevice_get_data_size(device: "Device", shape: tuple[int, ...], dtype: str, mem_scope: str | None) -> int:
     if mem_scope not in (None, "global"):
         raise NotSupportedError(f"device {device.name!r} has no memory scope {mem_scope!r}")
+    import numpy as np
+
     return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
 
 

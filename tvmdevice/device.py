@@ -13,10 +13,9 @@ unless the device was created in trace mode.
 
 from __future__ import annotations
 
+import operator
 import warnings
 from typing import TYPE_CHECKING, Any, Callable
-
-import numpy as np
 
 from .attrs import DeviceAttrKind
 from .device_type import DeviceType, MemoryKind
@@ -32,7 +31,12 @@ from .lifecycle import DOWNWARD, TRANSITIONS, State, Transition
 from .memory import Allocation, address_of, aligned_empty, check_alignment
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
     from .binding import Binding
+
+# numpy is imported lazily (first use): `import tvmdevice` plus plugin
+# discovery must stay cheap, and only devices that move data need it.
 
 __all__ = ["Device", "HOST_MEMORY"]
 
@@ -121,8 +125,7 @@ class Device:
     def destroy(self) -> None:
         """Destroy: initialized -> uninitialized."""
         self._transition(Transition.DESTROY, self._binding.hook("tvmdevice_destroy"))
-        if self.state is State.UNINITIALIZED:
-            self.faulted = False
+        self.handle[:] = 0  # the struct is released; a later Init sees it zeroed
 
     def release(self) -> None:
         """Walk the device down to uninitialized from wherever it is, never raising
@@ -158,9 +161,15 @@ class Device:
             hook(*args)
         except BaseException as exc:
             self.state = target
-            self.faulted = True
+            # Back at uninitialized there is nothing left to release: a new
+            # Init starts from a fresh, zeroed struct.
+            self.faulted = target is not State.UNINITIALIZED
+            if not self.faulted:
+                self.handle[:] = 0
             raise self._wrap(exc, transition.hook_name) from exc
         self.state = target
+        if target is State.UNINITIALIZED:
+            self.faulted = False
 
     def _free_leftovers(self) -> None:
         leftovers = list(self.allocations.values())
@@ -193,6 +202,9 @@ class Device:
         self.current_stream = 0
 
     def _require(self, *states: State, what: str) -> None:
+        if self.faulted:
+            raise LifecycleError(f"device {self.name!r} is faulted after a failed hook; {what} is refused, "
+                                 f"only deactivate, close and destroy are allowed now")
         if self.state not in states:
             allowed = " or ".join(repr(s.value) for s in states)
             raise LifecycleError(f"device {self.name!r}: {what} needs the device {allowed}, "
@@ -232,7 +244,7 @@ class Device:
     def get_data_size(self, shape: tuple[int, ...], dtype: str, mem_scope: str | None = None) -> int:
         """GetDataSize."""
         shape = _check_shape(shape)
-        return int(self._call("tvmdevice_get_data_size", shape, np.dtype(dtype).name, mem_scope))
+        return int(self._call("tvmdevice_get_data_size", shape, _dtype_name(dtype), mem_scope))
 
     # -------------------------------------------------------------- data space
     def alloc_data_space(self, nbytes: int, alignment: int = 64, type_hint: str | None = None) -> int:
@@ -247,7 +259,7 @@ class Device:
         """AllocDataSpace (shaped form with memory scope)."""
         self._require(State.OPENED, State.ACTIVE, what="AllocDataSpace")
         shape = _check_shape(shape)
-        dtype = np.dtype(dtype).name
+        dtype = _dtype_name(dtype)
         nbytes = self.get_data_size(shape, dtype, mem_scope)
         if self._binding.is_default("tvmdevice_alloc_data_space_scoped"):
             # The default goes through the checked flat form, which tracks it.
@@ -310,7 +322,7 @@ class Device:
         return None
 
     # ------------------------------------------------------------------ copies
-    def copy_data_from_to(self, src: int | np.ndarray, src_offset: int, dst: int | np.ndarray,
+    def copy_data_from_to(self, src: "int | np.ndarray", src_offset: int, dst: "int | np.ndarray",
                           dst_offset: int, nbytes: int, src_device: "Device | None",
                           dst_device: "Device | None", type_hint: str | None = None,
                           stream: int | None = None) -> None:
@@ -322,7 +334,7 @@ class Device:
         nbytes = _check_nbytes(nbytes)
         src_ptr = _resolve_side(src, src_offset, nbytes, src_device, "source")
         dst_ptr = _resolve_side(dst, dst_offset, nbytes, dst_device, "destination")
-        if isinstance(dst, np.ndarray) and not dst.flags.writeable:
+        if _is_array(dst) and not dst.flags.writeable:
             raise InvalidArgumentError("copy destination array is read-only")
         performer = _copy_performer(self, src_device, dst_device)
         performer._require(State.OPENED, State.ACTIVE, what="CopyDataFromTo")
@@ -332,13 +344,15 @@ class Device:
                         dst_ptr - dst_offset, dst_offset, nbytes, src_device, dst_device,
                         type_hint, stream)
 
-    def upload(self, array: np.ndarray, ptr: int, offset: int = 0, stream: int | None = None) -> None:
+    def upload(self, array: "np.ndarray", ptr: int, offset: int = 0, stream: int | None = None) -> None:
         """Copy a host array into this device's memory at ``ptr + offset``."""
+        import numpy as np
+
         array = np.ascontiguousarray(array)
         self.copy_data_from_to(array, 0, ptr, offset, array.nbytes, HOST_MEMORY, self,
                                array.dtype.name, stream)
 
-    def download(self, ptr: int, out: np.ndarray, offset: int = 0, stream: int | None = None) -> np.ndarray:
+    def download(self, ptr: int, out: "np.ndarray", offset: int = 0, stream: int | None = None) -> "np.ndarray":
         """Copy ``out.nbytes`` from ``ptr + offset`` into the host array ``out`` (synchronised)."""
         if not out.flags.c_contiguous:
             raise InvalidArgumentError("download target must be a C-contiguous array")
@@ -376,8 +390,8 @@ class Device:
         self.current_stream = stream
 
     def get_current_stream(self) -> int:
-        """GetCurrentStream."""
-        return self._get_current_stream()
+        """GetCurrentStream.  (Replaced per instance by the bound implementation.)"""
+        return int(self._call("tvmdevice_get_current_stream"))
 
     def sync_stream_from_to(self, event_src: int, event_dst: int) -> None:
         """SyncStreamFromTo: work queued on ``event_dst`` waits for ``event_src``."""
@@ -401,10 +415,34 @@ class Device:
             raise self._wrap(exc, hook) from exc
 
 
+def _as_index(value: Any) -> int | None:
+    """``value`` as an int if it is an integer (Python or numpy), else None."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def _is_array(value: Any) -> bool:
+    return hasattr(value, "__array_interface__") and hasattr(value, "flags")
+
+
+def _dtype_name(dtype: Any) -> str:
+    import numpy as np
+
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        raise InvalidArgumentError(f"unknown dtype {dtype!r}") from None
+
+
 def _check_nbytes(nbytes: int) -> int:
-    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes < 0:
+    n = _as_index(nbytes)
+    if n is None or n < 0:
         raise InvalidArgumentError(f"byte count must be a non-negative int, got {nbytes!r}")
-    return int(nbytes)
+    return n
 
 
 def _check_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -417,11 +455,11 @@ def _check_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
     return out
 
 
-def _resolve_side(side: int | np.ndarray, offset: int, nbytes: int, owner: "Device | None", what: str) -> int:
+def _resolve_side(side: "int | np.ndarray", offset: int, nbytes: int, owner: "Device | None", what: str) -> int:
     """Pointer to the first byte of one side of a copy, after checking the range."""
-    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+    if _as_index(offset) is None or offset < 0:
         raise InvalidArgumentError(f"{what} offset must be a non-negative int, got {offset!r}")
-    if isinstance(side, np.ndarray):
+    if _is_array(side):
         if owner is not None and owner.memory is not MemoryKind.HOST:
             raise InvalidArgumentError(f"{what} is a host array but its device {owner.name!r} has separate memory")
         if not side.flags.c_contiguous:

@@ -129,7 +129,8 @@ def _format_value(value: Any) -> str:
         return repr(value)
     text = str(value)
     if text == "" or any(c in text for c in " \t\n,'\"=\\#") or text.startswith("-"):
-        return shlex.quote(text)
+        # POSIX single quotes (shlex.quote leaves commas bare, and commas separate entries).
+        return "'" + text.replace("'", "'\"'\"'") + "'"
     return text
 
 
@@ -141,6 +142,8 @@ def _split(spec: "str | dict | list") -> list[tuple[str, list[tuple[str, Any]]]]
                 return _split(json.loads(text))
             except json.JSONDecodeError as exc:
                 raise TargetError(f"target looks like JSON but does not parse: {exc}") from None
+        if not text:
+            return []
         return [_parse_entry(chunk) for chunk in _split_commas(text)]
     if isinstance(spec, dict):
         spec = [spec]

@@ -1,0 +1,67 @@
+"""Shared fixtures: a fresh registry per test, fixture plugin distributions, the models folder."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import tvmdevice
+from tvmdevice.registry import Registry
+
+FIXTURE_PLUGINS = Path(__file__).parent / "fixtures" / "plugins"
+
+
+@pytest.fixture
+def registry() -> Registry:
+    """A registry with only the built-in host device (no entry points)."""
+    reg = Registry(autoload=False)
+    old = tvmdevice.set_registry(reg)
+    yield reg
+    tvmdevice.set_registry(old)
+
+
+@pytest.fixture
+def install_fixture_plugin(tmp_path, monkeypatch):
+    """Install a fixture plugin module from tests/fixtures/plugins as a real distribution.
+
+    Writes ``<dist>-<version>.dist-info`` with METADATA and entry_points.txt
+    next to a copy of the module, on ``sys.path``: discovery then sees it as
+    it would see a pip-installed plugin.
+    """
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+
+    def install(module: str, entry_name: str | None = None, dist: str | None = None,
+                version: str = "0.0.1") -> str:
+        dist = dist or f"tvmdevice-fixture-{module.replace('_', '-')}"
+        src = FIXTURE_PLUGINS / f"{module}.py"
+        (site / f"{module}.py").write_text(src.read_text())
+        info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+        (info / "entry_points.txt").write_text(
+            textwrap.dedent(f"""\
+            [tvmdevice]
+            {entry_name or module} = {module}
+            """))
+        sys.modules.pop(module, None)
+        return dist
+
+    yield install
+
+
+@pytest.fixture
+def models_dir() -> Path:
+    """The real models folder (``TVMDEVICE_MODELS_DIR``); skips when unset."""
+    path = os.environ.get("TVMDEVICE_MODELS_DIR")
+    if not path:
+        pytest.skip("TVMDEVICE_MODELS_DIR is not set")
+    p = Path(path)
+    if not p.is_dir():
+        pytest.skip(f"TVMDEVICE_MODELS_DIR={path} is not a directory")
+    return p
