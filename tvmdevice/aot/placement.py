@@ -1,0 +1,112 @@
+"""Placement: which device of a target runs which operator, and why.
+
+Each operator goes to the first device of the target (in target order) that
+accepts it — operator type *and* parameters, as its plugin's
+``tvmdevice_check_operator`` decides — the host last.  The result is a
+first-class, printable :class:`Placement` that records every refusal, so a
+user can see why an operator fell back to the host.  ``strict=True`` refuses
+host fallback for any operator an accelerator could not take.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..errors import PlacementError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..registry import Registry
+    from ..target import Target
+    from .ir import Graph
+
+__all__ = ["OpPlacement", "Placement", "place"]
+
+
+@dataclass(frozen=True)
+class OpPlacement:
+    """Where one operator runs.
+
+    :ivar op_index: the operator's index in the graph.
+    :ivar op_type: its TFLite type.
+    :ivar device: the chosen device name.
+    :ivar entry: index of that device in the target.
+    :ivar declined: ``(device, reason)`` for each earlier device that refused.
+    """
+
+    op_index: int
+    op_type: str
+    device: str
+    entry: int
+    declined: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The placement of every operator of a graph on a target."""
+
+    target: "Target"
+    ops: tuple[OpPlacement, ...]
+    strict: bool = False
+    summary: dict[str, int] = field(default_factory=dict)
+
+    def device_of(self, op_index: int) -> str:
+        return self.ops[op_index].device
+
+    def on(self, device: str) -> list[OpPlacement]:
+        return [p for p in self.ops if p.device == device]
+
+    def __str__(self) -> str:
+        lines = [f"placement on target '{self.target}':"]
+        width = max((len(p.op_type) for p in self.ops), default=0)
+        for p in self.ops:
+            why = "; ".join(f"{d}: {r}" for d, r in p.declined)
+            lines.append(f"  #{p.op_index:<3} {p.op_type:<{width}}  -> {p.device}" + (f"   ({why})" if why else ""))
+        counts = ", ".join(f"{d}: {n}" for d, n in self.summary.items())
+        lines.append(f"  operators per device: {counts}")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {
+            "target": str(self.target),
+            "strict": self.strict,
+            "ops": [{"index": p.op_index, "type": p.op_type, "device": p.device,
+                     "declined": [{"device": d, "reason": r} for d, r in p.declined]} for p in self.ops],
+            "summary": dict(self.summary),
+        }
+
+
+def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: bool = False) -> Placement:
+    """Place each operator of ``graph`` on the first device of ``target`` that accepts it.
+
+    :param strict: refuse host fallback: an operator that no accelerator of
+        the target accepts is an error (a target with only a host is allowed).
+    :raises PlacementError: no device accepts an operator, or strict mode
+        refused host fallback; the message names the operator and every
+        device's reason.
+    """
+    ops: list[OpPlacement] = []
+    last = len(target.entries) - 1
+    for op in graph.operators:
+        declined: list[tuple[str, str]] = []
+        chosen = None
+        for i, entry in enumerate(target.entries):
+            reason = registry.check_operator(entry.device_type, entry.options, graph, op)
+            if reason is None:
+                chosen = i
+                break
+            declined.append((entry.kind, reason))
+        if chosen is None:
+            why = "; ".join(f"{d}: {r}" for d, r in declined)
+            raise PlacementError(f"operator #{op.index} {op.type}: no device of target '{target}' can run it ({why})")
+        if strict and chosen == last and last > 0:
+            why = "; ".join(f"{d}: {r}" for d, r in declined)
+            raise PlacementError(f"strict placement: operator #{op.index} {op.type} would fall back to the host "
+                                 f"{target.entries[last].kind!r} ({why})")
+        ops.append(OpPlacement(op.index, op.type, target.entries[chosen].kind, chosen, tuple(declined)))
+    summary: dict[str, int] = {}
+    for entry in target.entries:
+        n = sum(1 for p in ops if p.device == entry.kind)
+        if n:
+            summary[entry.kind] = n
+    return Placement(target, tuple(ops), strict, summary)
