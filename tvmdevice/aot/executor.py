@@ -179,9 +179,16 @@ class Executor:
             self._keep.append(buf)
             views.append(buf)
         kernel, params = call.kernel, call.params
+        label = self.labels[-1][0]
 
         def run_python_kernel() -> None:
-            kernel(params, views, dev)
+            try:
+                kernel(params, views, dev)
+            except TVMDeviceError:
+                raise
+            except Exception as exc:
+                raise KernelError(f"operator {label} on device {dev.name!r} raised {type(exc).__name__}: "
+                                  f"{exc}") from exc
 
         self.loop.add_python(run_python_kernel)
         self.calls.append(CallRecord(op.index, step.device, call.name, dev.handle_address, dev.name,

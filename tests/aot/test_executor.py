@@ -1,0 +1,169 @@
+"""Compile and execute: placement, lifecycle around runs, failures mid-run, strict mode, plan check."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tvmdevice
+from tvmdevice import State
+from tvmdevice.aot.builder import ModelBuilder, demo_model
+from tvmdevice.errors import KernelError, LifecycleError, PlacementError, TVMDeviceError
+from tvmdevice.host.kernels import run_graph
+from tvmdevice.tracing import Timeline
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "plugins"
+
+
+def _fixture(name: str):
+    sys.path.insert(0, str(FIXTURES))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
+
+
+@pytest.fixture
+def accel(registry):
+    mod = _fixture("fixture_accel")
+    mod.RAN.clear()
+    registry.register(mod, "accel")
+    return mod
+
+
+def _model(dilated: bool = False) -> bytes:
+    b = ModelBuilder(name="mix", seed=3)
+    x = b.input((1, 8, 8, 2), scale=0.05, zero_point=3)
+    c = b.conv2d(x, filters=4, kernel=3, dilation=2 if dilated else 1, activation="RELU")
+    p = b.max_pool2d(c, pool=2)
+    q = b.avg_pool2d(c, pool=2)
+    s = b.add(p, q)
+    b.output(b.softmax(b.fully_connected(b.reshape(s, (1, -1)), 6)))
+    return b.build()
+
+
+def _inputs(module, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.integers(-128, 128, size=module.graph.tensors[t].shape, dtype=np.int8) for t in module.graph.inputs]
+
+
+def test_first_device_that_accepts_wins_and_reasons_are_reported(accel, registry):
+    module = tvmdevice.compile(_model(), "accel, c", registry=registry)
+    devices = [p.device for p in module.placement.ops]
+    types = [p.op_type for p in module.placement.ops]
+    assert devices == ["accel" if t in ("CONV_2D", "ADD") else "c" for t in types]
+    pool = next(p for p in module.placement.ops if p.op_type == "MAX_POOL_2D")
+    assert pool.declined == (("accel", "accel has no MAX_POOL_2D kernel"),)
+    text = str(module.placement)
+    assert "MAX_POOL_2D" in text and "-> c" in text and "accel has no MAX_POOL_2D kernel" in text
+    dilated = tvmdevice.compile(_model(dilated=True), "accel, c", registry=registry)
+    conv = next(p for p in dilated.placement.ops if p.op_type == "CONV_2D")
+    assert conv.device == "c" and conv.declined == (("accel", "accel cannot dilate"),)
+
+
+def test_strict_refuses_host_fallback(accel, registry):
+    with pytest.raises(PlacementError, match=r"strict placement: operator #\d+ MAX_POOL_2D .*accel has no"):
+        tvmdevice.compile(_model(), "accel, c", registry=registry, strict=True)
+    tvmdevice.compile(_model(), "c", registry=registry, strict=True)  # a host-only target is fine
+
+
+def test_outputs_match_the_host_reference_and_kernels_get_their_device(accel, registry):
+    module = tvmdevice.compile(_model(), "accel, c", registry=registry)
+    inputs = _inputs(module)
+    expected = run_graph(module.graph, inputs)
+    with module.executor() as ex:
+        out = ex.run(inputs)
+        ex.check_plan()
+    assert np.array_equal(out[0], expected[module.graph.outputs[0]])
+    ran = {i for i, dev in accel.RAN}
+    assert ran == {p.op_index for p in module.placement.ops if p.device == "accel"}
+    assert {dev for _, dev in accel.RAN} == {"accel"}
+
+
+def test_lifecycle_around_runs(accel, registry):
+    timeline = Timeline()
+    registry.register(timeline, "timeline")
+    module = tvmdevice.compile(_model(), "accel, c", registry=registry)
+    with module.executor(trace=True) as ex:
+        assert [d.state for d in ex.devices] == [State.OPENED, State.OPENED]
+        for _ in range(2):
+            ex.run(_inputs(module))
+            assert [d.state for d in ex.devices] == [State.OPENED, State.OPENED]
+    assert [d.state for d in ex.devices] == [State.UNINITIALIZED] * 2
+    events = [f"{d}.{t}" for d, t in timeline.lifecycle()]
+    assert events == ["accel.init", "accel.open", "c.init", "c.open",
+                      "accel.activate", "c.activate", "c.deactivate", "accel.deactivate",
+                      "accel.activate", "c.activate", "c.deactivate", "accel.deactivate",
+                      "c.close", "c.destroy", "accel.close", "accel.destroy"]
+
+
+def test_python_kernel_failure_mid_run(accel, registry):
+    module = tvmdevice.compile(_model(), "accel -fail_op=3, c", registry=registry)
+    add = next(p for p in module.placement.ops if p.op_type == "ADD")
+    assert add.op_index == 3 and add.device == "accel"
+    ex = module.executor()
+    with pytest.raises(TVMDeviceError, match=r"operator #3 ADD on device .accel. raised RuntimeError: injected kernel failure in operator 3"):
+        ex.run(_inputs(module))
+    assert [d.state for d in ex.devices] == [State.OPENED, State.OPENED], "devices deactivated after the failure"
+    ex.close()
+    assert all(d.state is State.UNINITIALIZED and not d.allocations for d in ex.devices)
+    with pytest.raises(LifecycleError, match="executor is closed"):
+        ex.run(_inputs(module))
+
+
+def test_c_kernel_failure_names_operator_and_device(registry):
+    _fixture("fixture_accel")
+    registry.register(_fixture("fixture_c_failing"), "cfail")
+    module = tvmdevice.compile(_model(), "cfail, c", registry=registry)
+    with module.executor() as ex:
+        with pytest.raises(KernelError, match=r"operator #3 ADD on device 'cfail' failed with status 7"):
+            ex.run(_inputs(module))
+        assert all(d.state is State.OPENED for d in ex.devices)
+    assert all(d.state is State.UNINITIALIZED for d in ex.devices)
+
+
+def test_plan_check_catches_a_wrong_resource_handle(accel, registry):
+    module = tvmdevice.compile(_model(), "accel, c", registry=registry)
+    with module.executor() as ex:
+        ex.check_plan()
+        rec = ex.calls[0]
+        other = next(d for d in ex.devices if d.name != rec.device)
+        ex.calls[0] = type(rec)(rec.op_index, rec.device, rec.kernel, other.handle_address, rec.handle_owner,
+                                rec.buffers)
+        with pytest.raises(TVMDeviceError, match=f"operator #{rec.op_index} is placed on '{rec.device}'"):
+            ex.check_plan()
+
+
+def test_bad_inputs_are_refused(registry):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry)
+    with module.executor() as ex:
+        with pytest.raises(ValueError, match="takes 1 input"):
+            ex.run([])
+        with pytest.raises(ValueError, match="must be int8"):
+            ex.run([np.zeros((1, 16, 16, 1), np.float32)])
+        with pytest.raises(ValueError, match="must have shape"):
+            ex.run([np.zeros((1, 15, 16, 1), np.int8)])
+
+
+def test_open_failure_leaves_nothing_open(registry):
+    raising = _fixture("fixture_raising")
+    registry.register(raising, "flaky")
+    # flaky declares no operators, so the model runs on c; flaky is still opened by the executor.
+    module = tvmdevice.compile(demo_model(), "flaky -fail=open, c", registry=registry)
+    with pytest.raises(TVMDeviceError, match="injected failure in open"):
+        module.executor()
+
+
+def test_preserve_all_tensors_keeps_intermediates(registry):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry, preserve_all_tensors=True)
+    inputs = _inputs(module)
+    expected = run_graph(module.graph, inputs)
+    with module.executor() as ex:
+        ex.run(inputs)
+        for i, t in enumerate(module.graph.tensors):
+            if not t.is_constant:
+                assert np.array_equal(ex.tensor(i), expected[i]), t.name

@@ -1,0 +1,44 @@
+"""TensorFlow Lite Micro as the oracle: run a model, read back every tensor.
+
+``tflite-micro`` (PyPI) is a test dependency, imported on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["TFLMRun", "tflm_run"]
+
+
+def _arena_size(model: bytes) -> int:
+    # TFLM's Python default arena (10x the model size) is too small for tiny
+    # generated models, and the interpreter crashes instead of failing then.
+    return max(1 << 20, 16 * len(model))
+
+
+class TFLMRun:
+    """One TFLM inference with every tensor preserved."""
+
+    def __init__(self, interpreter) -> None:
+        self._it = interpreter
+
+    def output(self, k: int) -> np.ndarray:
+        return self._it.get_output(k)
+
+    def tensor(self, index: int, shape: Sequence[int] | None = None) -> np.ndarray:
+        data = np.asarray(self._it.GetTensor(index, 0)["tensor_data"])
+        return data.reshape(shape) if shape is not None else data
+
+
+def tflm_run(model: bytes, inputs: Sequence[np.ndarray]) -> TFLMRun:
+    """Run ``model`` once in TFLM's reference kernels with ``inputs``; all tensors kept."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    it = runtime.Interpreter.from_bytes(bytes(model), arena_size=_arena_size(bytes(model)),
+                                        intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
+    for i, x in enumerate(inputs):
+        it.set_input(x, i)
+    it.invoke()
+    return TFLMRun(it)
