@@ -53,9 +53,11 @@ def main() -> int:
 
     reg = tvmdevice.get_registry()
     dev = reg.create_device("c", trace=False)
-    dev.init(); dev.open()
+    dev.init()
+    dev.open()
     traced = reg.create_device("c", trace=True)
-    traced.init(); traced.open()
+    traced.init()
+    traced.open()
     plain = Plain()
     hook = reg.pm.subset_hook_caller("tvmdevice_get_current_stream", remove_plugins=[])
 
@@ -69,7 +71,8 @@ def main() -> int:
     results["pluggy_over_bound"] = results["pluggy_hook_ns"] / results["bound_device_api_ns"]
     results["import_and_discovery_ms"] = import_and_discovery_ms(args.repeat)
     results["devices_discovered"] = reg.device_names()
-    dev.release(); traced.release()
+    dev.release()
+    traced.release()
 
     print(f"plain method call            {results['plain_method_ns']:8.1f} ns")
     print(f"bound Device API call        {results['bound_device_api_ns']:8.1f} ns   "

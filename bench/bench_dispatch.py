@@ -26,6 +26,7 @@ import numpy as np
 
 def c_path_ns(n_ops: int, repeat: int) -> float:
     from tvmdevice.aot._runloop import RunLoop
+
     from tvmdevice.memory import address_of
     from tvmdevice.testing import _fixtures
 

@@ -334,7 +334,7 @@ class Device:
         nbytes = _check_nbytes(nbytes)
         src_ptr = _resolve_side(src, src_offset, nbytes, src_device, "source")
         dst_ptr = _resolve_side(dst, dst_offset, nbytes, dst_device, "destination")
-        if _is_array(dst) and not dst.flags.writeable:
+        if _is_array(dst) and not dst.flags.writeable:  # type: ignore[union-attr]
             raise InvalidArgumentError("copy destination array is read-only")
         performer = _copy_performer(self, src_device, dst_device)
         performer._require(State.OPENED, State.ACTIVE, what="CopyDataFromTo")
@@ -411,6 +411,10 @@ class Device:
             return self._binding.hook(hook)(*args)
         except TVMDeviceError:
             raise
+        except MemoryError as exc:
+            # A plugin whose backing store is host memory may run out of it.
+            raise DeviceMemoryError(f"plugin {self._binding.owner_name!r}, device {self.name!r}: {hook} ran out of "
+                                    f"host memory ({exc or 'MemoryError'})") from exc
         except Exception as exc:
             raise self._wrap(exc, hook) from exc
 
@@ -459,7 +463,7 @@ def _resolve_side(side: "int | np.ndarray", offset: int, nbytes: int, owner: "De
     """Pointer to the first byte of one side of a copy, after checking the range."""
     if _as_index(offset) is None or offset < 0:
         raise InvalidArgumentError(f"{what} offset must be a non-negative int, got {offset!r}")
-    if _is_array(side):
+    if not isinstance(side, int) and _is_array(side):
         if owner is not None and owner.memory is not MemoryKind.HOST:
             raise InvalidArgumentError(f"{what} is a host array but its device {owner.name!r} has separate memory")
         if not side.flags.c_contiguous:

@@ -213,7 +213,8 @@ class Registry:
         if impl is None:
             return []  # an observer plugin (hookwrappers only)
         try:
-            types = list(impl.function() or [])
+            answer: Any = impl.function()
+            types = list(answer or [])
         except Exception as exc:  # noqa: BLE001
             raise PluginValidationError(f"{label}: tvmdevice_device_types raised {type(exc).__name__}: {exc}") \
                 from None

@@ -95,8 +95,9 @@ class Target:
         host = entries[-1]
         if not host.device_type.is_host:
             hosts = [t.name for t in registry.device_types() if t.is_host]
+            example = spec if isinstance(spec, str) else host.kind
             raise TargetError(f"the last device of a target is its host, and {host.kind!r} cannot be a host; "
-                              f"end the target with one of {hosts}, e.g. '{spec if isinstance(spec, str) else host.kind}, c'")
+                              f"end the target with one of {hosts}, e.g. '{example}, c'")
         return cls(entries)
 
     @property

@@ -106,7 +106,8 @@ def test_python_kernel_failure_mid_run(accel, registry):
     add = next(p for p in module.placement.ops if p.op_type == "ADD")
     assert add.op_index == 3 and add.device == "accel"
     ex = module.executor()
-    with pytest.raises(TVMDeviceError, match=r"operator #3 ADD on device .accel. raised RuntimeError: injected kernel failure in operator 3"):
+    with pytest.raises(TVMDeviceError, match=r"operator #3 ADD on device .accel. raised RuntimeError: "
+                                             r"injected kernel failure in operator 3"):
         ex.run(_inputs(module))
     assert [d.state for d in ex.devices] == [State.OPENED, State.OPENED], "devices deactivated after the failure"
     ex.close()

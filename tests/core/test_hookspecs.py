@@ -59,7 +59,8 @@ def test_lifecycle_c_prototypes_follow_tvm_naming():
 
 def test_docs_page_is_generated_from_the_hookspecs():
     expected = docgen.render()
-    assert DOCS.read_text() == expected, "docs/device-api.md is stale: run python -m tvmdevice.docgen > docs/device-api.md"
+    assert DOCS.read_text() == expected, \
+        "docs/device-api.md is stale: run python -m tvmdevice.docgen > docs/device-api.md"
     for hook in docgen.hook_names():
         assert f"### `{hook}(" in expected
         assert docgen._markdown(docgen.c_prototype(hook)) in expected

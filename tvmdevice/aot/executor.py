@@ -107,6 +107,7 @@ class Executor:
         for tensor, memory in module.schedule.constants:
             dev = self._by_name[memory]
             data = self.graph.tensors[tensor].data
+            assert data is not None, "schedule.constants lists constant tensors only"
             ptr = dev.alloc_data_space(data.nbytes, 64, data.dtype.name)
             dev.upload(np.ascontiguousarray(data), ptr)
             self._const_ptrs[(tensor, memory)] = ptr
@@ -150,6 +151,7 @@ class Executor:
                 elif self.graph.tensors[t].is_constant:
                     if step.memory == HOST:
                         data = self.graph.tensors[t].data
+                        assert data is not None
                         self._keep.append(data)
                         buffers.append(address_of(data))
                     else:
@@ -295,7 +297,7 @@ class Executor:
         if (index, HOST) in pool.offsets:
             return np.array(self._view(index))
         for memory, mem in self.memories.items():
-            if memory != HOST and (index, memory) in self.module.plan.pools[memory].block_of:
+            if mem.device is not None and (index, memory) in self.module.plan.pools[memory].block_of:
                 out = np.empty(t.shape, t.dtype)
                 mem.device.download(self._address(index, memory), out.reshape(-1).view(np.uint8))
                 return out

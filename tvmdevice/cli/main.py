@@ -20,24 +20,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tvmdevice {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    from . import plugins_cmd
+    import importlib
 
-    plugins_cmd.add_parser(sub)
-    try:
-        from . import run_cmd
-    except ImportError:  # the AOT layer is optional at this stage of the build
-        run_cmd = None
-    if run_cmd is not None:
-        run_cmd.add_parser(sub)
-    try:
-        from . import check_cmd
-    except ImportError:
-        check_cmd = None
-    if check_cmd is not None:
-        check_cmd.add_parser(sub)
-    from . import header_cmd
-
-    header_cmd.add_parser(sub)
+    for name in ("plugins_cmd", "run_cmd", "check_cmd", "header_cmd"):
+        try:
+            command = importlib.import_module(f"{__package__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__package__}.{name}":
+                raise  # a real missing dependency must not hide a command silently
+            continue
+        command.add_parser(sub)
     return parser
 
 

@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             outputs.append(ex.run(samples[0], profile=args.profile))
         timings = list(getattr(ex, "timings", []))
-    if args.trace:
+    if timeline is not None:
         timeline.write_chrome_trace(args.trace)
         registry.unregister("tvmdevice-run-trace")
     if args.output:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .. import _hostmem
+from .._hostmem import copy_bytes
 from ..attrs import DeviceAttrKind
 from ..device_type import DeviceType, MemoryKind
 from ..errors import NotSupportedError
@@ -170,7 +170,7 @@ def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst
                                 type_hint: str | None, stream: int | None) -> None:
     # Host memory only: the framework routes copies that touch separate
     # memory to that device, so both sides are host addresses here.
-    _hostmem.copy_bytes(dst + dst_offset, src + src_offset, nbytes)
+    copy_bytes(dst + dst_offset, src + src_offset, nbytes)
 
 
 @hookimpl
