@@ -357,7 +357,8 @@ class Device:
         if not out.flags.c_contiguous:
             raise InvalidArgumentError("download target must be a C-contiguous array")
         self.copy_data_from_to(ptr, offset, out, 0, out.nbytes, self, HOST_MEMORY, out.dtype.name, stream)
-        self.stream_sync(stream or 0)
+        # A copy with no stream goes to the current one, so that is what must finish.
+        self.stream_sync(stream if stream is not None else self.get_current_stream())
         return out
 
     # ----------------------------------------------------------------- streams

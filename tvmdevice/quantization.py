@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 __all__ = [
+    "round_half_away",
     "quantize_multiplier",
     "quantize_multipliers",
     "activation_range",
@@ -20,6 +21,11 @@ __all__ = [
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
+
+
+def round_half_away(x: float) -> int:
+    """Round to nearest, ties away from zero: TFLM's ``TfLiteRound`` (Python's ``round`` ties to even)."""
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
 
 
 def quantize_multiplier(real_multiplier: float) -> tuple[int, int]:
@@ -31,7 +37,7 @@ def quantize_multiplier(real_multiplier: float) -> tuple[int, int]:
     if real_multiplier == 0.0:
         return 0, 0
     mantissa, shift = math.frexp(real_multiplier)
-    q = int(round(mantissa * (1 << 31)))
+    q = round_half_away(mantissa * (1 << 31))
     if q == (1 << 31):
         q //= 2
         shift += 1
@@ -65,7 +71,8 @@ def activation_range(activation: str, scale: float, zero_point: int,
         raise ValueError(f"unsupported fused activation {activation!r}; expected one of {_ACTIVATIONS}")
 
     def q(x: float) -> int:
-        return zero_point + int(round(x / scale))
+        # TFLM divides in float32 and rounds ties away from zero.
+        return zero_point + round_half_away(float(np.float32(x) / np.float32(scale)))
 
     if activation == "RELU":
         return max(qmin, q(0.0)), qmax

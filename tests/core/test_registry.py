@@ -133,13 +133,26 @@ def test_unknown_device_lists_installed_and_how_to_install(registry):
     assert "'ethos-u'" in text and "Installed devices: c" in text and "pip install tvmdevice-ethos-u" in text
 
 
-def test_import_is_lazy_and_cheap():
-    code = ("import sys, tvmdevice; "
-            "print(sorted(m for m in sys.modules if m.startswith(('tvmdevice', 'tflite', 'rich'))))")
+def _modules_after(code: str) -> list[str]:
+    code += "; import sys; print(sorted(m for m in sys.modules if m.startswith(('tvmdevice', 'tflite', 'rich', "
+    code += "'numpy'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    loaded = eval(out)  # noqa: S307 - our own subprocess's repr of a list of strings
+    return eval(out)  # noqa: S307 - our own subprocess's repr of a list of strings
+
+
+def test_import_is_lazy_and_cheap():
+    loaded = _modules_after("import tvmdevice")
     assert "tvmdevice.registry" not in loaded, "import tvmdevice must not run discovery"
-    assert not any(m.startswith(("tvmdevice_", "tflite", "rich", "tvmdevice.aot")) for m in loaded)
+    assert not any(m.startswith(("tvmdevice_", "tflite", "rich", "tvmdevice.aot", "numpy")) for m in loaded)
+
+
+def test_discovery_does_not_import_heavy_modules():
+    # Holds for every installed plugin too: listing devices must not load
+    # numpy, kernels or compiled extensions.
+    loaded = _modules_after("import tvmdevice; tvmdevice.get_registry().device_types()")
+    heavy = [m for m in loaded if m.startswith(("numpy", "tflite", "tvmdevice.aot", "tvmdevice.host.kernels"))
+             or (m.startswith("tvmdevice_") and m.rsplit(".", 1)[-1].startswith("_"))]
+    assert heavy == []
 
 
 def test_cli_plugins_json_lists_failed_plugins(install_fixture_plugin, tmp_path):

@@ -1,0 +1,140 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""C entry points of the woofles device: lifecycle, allocator, DMA engine.
+
+Thin wrappers: each takes the device struct's address (``device.handle_address``)
+and returns the C status code (plus any out-value), leaving error reporting to
+``plugin.py``, which has the context for a good message.  Tests call these
+directly to see what the device itself enforces, without the framework's
+checks in front.
+"""
+from libc.stdint cimport uint8_t, uint32_t, uint64_t, uintptr_t
+from libc.string cimport memcpy
+
+from tvmdevice_woofles._woofles cimport *
+
+MAGIC = WOOFLES_MAGIC
+POWER_OFF = WOOFLES_POWER_OFF
+POWER_SLEEP = WOOFLES_POWER_SLEEP
+POWER_ACTIVE = WOOFLES_POWER_ACTIVE
+DMA_SRC_HOST = WOOFLES_DMA_SRC_HOST
+DMA_DST_HOST = WOOFLES_DMA_DST_HOST
+DMA_WAIT = WOOFLES_DMA_WAIT
+DMA_SETUP_CYCLES = WOOFLES_DMA_SETUP_CYCLES
+WAKE_CYCLES = WOOFLES_WAKE_CYCLES
+TILE_OVERHEAD = WOOFLES_TILE_OVERHEAD
+LAUNCH_CYCLES = WOOFLES_LAUNCH_CYCLES
+MAX_MAC_WIDTH = WOOFLES_MAX_MAC_WIDTH
+#: sizeof(tvm_device_woofles_t) as the C compiler laid it out.
+STRUCT_SIZE = sizeof(tvm_device_woofles_t)
+STREAM_STRUCT_SIZE = sizeof(tvmd_woofles_stream_t)
+
+
+cdef tvm_device_woofles_t* _dev(uintptr_t handle) except NULL:
+    if handle == 0:
+        raise ValueError("NULL woofles device handle")
+    return <tvm_device_woofles_t*>handle
+
+
+def init(uintptr_t handle):
+    """TVMDeviceWooflesInit; the config fields must be filled in first."""
+    return TVMDeviceWooflesInit(_dev(handle))
+
+
+def open(uintptr_t handle):
+    """TVMDeviceWooflesOpen; ``sram_host`` must point at the backing memory."""
+    return TVMDeviceWooflesOpen(_dev(handle))
+
+
+def activate(uintptr_t handle):
+    """TVMDeviceWooflesActivate."""
+    return TVMDeviceWooflesActivate(_dev(handle))
+
+
+def deactivate(uintptr_t handle):
+    """TVMDeviceWooflesDeactivate."""
+    return TVMDeviceWooflesDeactivate(_dev(handle))
+
+
+def close(uintptr_t handle):
+    """TVMDeviceWooflesClose: drains DMA, frees all SRAM, powers it off."""
+    return TVMDeviceWooflesClose(_dev(handle))
+
+
+def destroy(uintptr_t handle):
+    """TVMDeviceWooflesDestroy."""
+    return TVMDeviceWooflesDestroy(_dev(handle))
+
+
+def alloc(uintptr_t handle, uint64_t nbytes, uint64_t alignment):
+    """First-fit SRAM allocation: ``(status, device_address)``."""
+    cdef uint64_t addr = 0
+    cdef int status = tvmd_woofles_alloc(_dev(handle), nbytes, alignment, &addr)
+    return status, addr
+
+
+def free(uintptr_t handle, uint64_t addr):
+    """Free the block starting at ``addr``: status."""
+    return tvmd_woofles_free(_dev(handle), addr)
+
+
+def alloc_stats(uintptr_t handle):
+    """``(free_bytes, largest_free_block)`` of the SRAM."""
+    cdef uint64_t free_bytes = 0, largest = 0
+    tvmd_woofles_alloc_stats(_dev(handle), &free_bytes, &largest)
+    return free_bytes, largest
+
+
+def stream_create(uintptr_t handle):
+    """``(status, slot)``: a free stream slot (slot number == stream handle)."""
+    cdef uint32_t slot = 0
+    cdef int status = tvmd_woofles_stream_create(_dev(handle), &slot)
+    return status, slot
+
+
+def stream_free(uintptr_t handle, uint32_t slot):
+    """Finish a stream's work and release its slot: status."""
+    return tvmd_woofles_stream_free(_dev(handle), slot)
+
+
+def dma_enqueue(uintptr_t handle, uint32_t slot, uint64_t src, uint64_t dst, uint64_t nbytes, uint32_t flags):
+    """Queue one transfer on a stream: ``(status, sequence_number)``."""
+    cdef uint64_t seq = 0
+    cdef int status = tvmd_woofles_dma_enqueue(_dev(handle), slot, src, dst, nbytes, flags, &seq)
+    return status, seq
+
+
+def dma_wait_stream(uintptr_t handle, uint32_t src_slot, uint32_t dst_slot):
+    """Order later work on ``dst_slot`` after what ``src_slot`` has queued: status."""
+    return tvmd_woofles_dma_wait_stream(_dev(handle), src_slot, dst_slot)
+
+
+def stream_sync(uintptr_t handle, uint32_t slot):
+    """Retire everything queued on a stream: status."""
+    return tvmd_woofles_stream_sync(_dev(handle), slot)
+
+
+def dma_drain(uintptr_t handle):
+    """Retire everything queued on every stream: status."""
+    return tvmd_woofles_dma_drain(_dev(handle))
+
+
+def stream_completed(uintptr_t handle, uint32_t slot):
+    """How many descriptors the stream in ``slot`` has retired, ever."""
+    from tvmdevice_woofles.device import MAX_STREAMS
+
+    cdef tvm_device_woofles_t* dev = _dev(handle)
+    if slot >= MAX_STREAMS:
+        raise ValueError(f"stream slot {slot} out of range (the device has {MAX_STREAMS})")
+    return (&dev.streams[0] + slot).completed
+
+
+def capture(uintptr_t src, Py_ssize_t nbytes, uint8_t[::1] out):
+    """Copy ``nbytes`` of host memory at ``src`` into ``out`` (a DMA bounce buffer).
+
+    The caller has checked that ``[src, src + nbytes)`` is a live host range
+    and that ``out`` holds at least ``nbytes``.
+    """
+    if nbytes < 0 or nbytes > out.shape[0]:
+        raise ValueError(f"capture of {nbytes} bytes into a {out.shape[0]}-byte buffer")
+    if nbytes:
+        memcpy(&out[0], <const void*>src, <size_t>nbytes)

@@ -1,0 +1,156 @@
+/*
+ * CONV_2D and DEPTHWISE_CONV_2D on the woofles MAC array, int8, per-channel
+ * requantization; bit-exact with TFLM's reference ConvPerChannel and
+ * DepthwiseConvPerChannel.
+ *
+ * Dataflow: output stationary.  For each output pixel the array holds a tile
+ * of up to mac_width output channels in its accumulators; each cycle one
+ * input value (conv: broadcast to every lane of its group) or one input
+ * channel per lane (depthwise) meets one weight per lane.  Taps that fall in
+ * the padding are skipped, as TFLM skips them (the zero-point-corrected
+ * padding contributes nothing), but still cost their cycles.
+ */
+#include "woofles_kernels.h"
+#include "woofles_tile.h"
+
+typedef struct {
+  const int8_t* input;
+  const int8_t* filter;
+  const uint8_t* bias; /* NULL when absent */
+  int8_t* output;
+} woofles_conv_io_t;
+
+static int32_t woofles_conv_io(const tvm_device_woofles_t* dev, const tvmd_woofles_conv_params_t* p,
+                               void* const* buffers, uint64_t filter_elems, woofles_conv_io_t* io) {
+  const uint64_t in_bytes = (uint64_t)p->batches * p->in_h * p->in_w * p->in_ch;
+  const uint64_t out_bytes = (uint64_t)p->batches * p->out_h * p->out_w * p->out_ch;
+  if (p->num_inputs != 2 && p->num_inputs != 3) return TVMD_ERR_INVALID_ARGUMENT;
+  if (p->batches <= 0 || p->in_h <= 0 || p->in_w <= 0 || p->in_ch <= 0 || p->out_h <= 0 || p->out_w <= 0 ||
+      p->out_ch <= 0 || p->kernel_h <= 0 || p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 ||
+      p->dilation_h <= 0 || p->dilation_w <= 0 || p->pad_h < 0 || p->pad_w < 0 || p->multiplier == NULL ||
+      p->shift == NULL) {
+    return TVMD_ERR_INVALID_ARGUMENT;
+  }
+  io->input = (const int8_t*)woofles_buffer(dev, buffers, 0, in_bytes);
+  io->filter = (const int8_t*)woofles_buffer(dev, buffers, 1, filter_elems);
+  io->output = (int8_t*)woofles_buffer(dev, buffers, p->num_inputs, out_bytes);
+  io->bias = NULL;
+  if (p->num_inputs == 3 && buffers[2] != NULL) {
+    io->bias = woofles_buffer(dev, buffers, 2, (uint64_t)p->out_ch * sizeof(int32_t));
+    if (io->bias == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  }
+  if (io->input == NULL || io->filter == NULL || io->output == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  return TVMD_OK;
+}
+
+int32_t tvmd_woofles_conv2d_s8(const void* params, void* const* buffers, void* resource_handle) {
+  const tvmd_woofles_conv_params_t* p = (const tvmd_woofles_conv_params_t*)params;
+  tvm_device_woofles_t* dev = (tvm_device_woofles_t*)resource_handle;
+  if (p == NULL || buffers == NULL || dev == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  int32_t status = woofles_kernel_begin(dev);
+  if (status != TVMD_OK) return status;
+  if (p->filter_in_ch <= 0 || p->in_ch % p->filter_in_ch != 0) return TVMD_ERR_INVALID_ARGUMENT;
+  const int32_t groups = p->in_ch / p->filter_in_ch;
+  if (p->out_ch % groups != 0) return TVMD_ERR_INVALID_ARGUMENT;
+  const int32_t per_group = p->out_ch / groups;
+  const size_t taps = (size_t)p->kernel_h * p->kernel_w * p->filter_in_ch; /* weights per out channel */
+  woofles_conv_io_t io;
+  status = woofles_conv_io(dev, p, buffers, (uint64_t)p->out_ch * taps, &io);
+  if (status != TVMD_OK) return status;
+
+  const int32_t width = (int32_t)dev->mac_width;
+  uint32_t acc[WOOFLES_MAX_MAC_WIDTH];
+  uint64_t tiles = 0;
+  for (int32_t b = 0; b < p->batches; ++b) {
+    for (int32_t oy = 0; oy < p->out_h; ++oy) {
+      const int32_t iy0 = oy * p->stride_h - p->pad_h;
+      for (int32_t ox = 0; ox < p->out_w; ++ox) {
+        const int32_t ix0 = ox * p->stride_w - p->pad_w;
+        int8_t* out_px = io.output + (((size_t)b * p->out_h + oy) * p->out_w + ox) * p->out_ch;
+        for (int32_t g = 0; g < groups; ++g) {
+          const int32_t group_end = (g + 1) * per_group;
+          for (int32_t c0 = g * per_group; c0 < group_end; c0 += width) {
+            const int32_t lanes = woofles_min_i32(width, group_end - c0);
+            memset(acc, 0, (size_t)lanes * sizeof(acc[0]));
+            for (int32_t ky = 0; ky < p->kernel_h; ++ky) {
+              const int32_t iy = iy0 + ky * p->dilation_h;
+              if (iy < 0 || iy >= p->in_h) continue;
+              for (int32_t kx = 0; kx < p->kernel_w; ++kx) {
+                const int32_t ix = ix0 + kx * p->dilation_w;
+                if (ix < 0 || ix >= p->in_w) continue;
+                const int8_t* in_px =
+                    io.input + (((size_t)b * p->in_h + iy) * p->in_w + ix) * p->in_ch + (size_t)g * p->filter_in_ch;
+                /* Filter is OHWI: lane l's weights start at (c0 + l) * taps. */
+                const int8_t* w_tap = io.filter + (size_t)c0 * taps + ((size_t)ky * p->kernel_w + kx) * p->filter_in_ch;
+                for (int32_t ic = 0; ic < p->filter_in_ch; ++ic) {
+                  const int32_t x = in_px[ic] + p->input_offset; /* broadcast to every lane */
+                  for (int32_t l = 0; l < lanes; ++l) acc[l] = woofles_mac(acc[l], x, w_tap[(size_t)l * taps + ic]);
+                }
+              }
+            }
+            woofles_store_tile(acc, lanes, c0, io.bias, p->multiplier, p->shift, p->output_offset, p->act_min,
+                               p->act_max, out_px);
+            ++tiles;
+          }
+        }
+      }
+    }
+  }
+  woofles_kernel_end(dev, tiles * (taps + WOOFLES_TILE_OVERHEAD));
+  return TVMD_OK;
+}
+
+int32_t tvmd_woofles_depthwise_conv2d_s8(const void* params, void* const* buffers, void* resource_handle) {
+  const tvmd_woofles_conv_params_t* p = (const tvmd_woofles_conv_params_t*)params;
+  tvm_device_woofles_t* dev = (tvm_device_woofles_t*)resource_handle;
+  if (p == NULL || buffers == NULL || dev == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  int32_t status = woofles_kernel_begin(dev);
+  if (status != TVMD_OK) return status;
+  if (p->depth_multiplier <= 0 || p->out_ch != p->in_ch * p->depth_multiplier) return TVMD_ERR_INVALID_ARGUMENT;
+  const size_t window = (size_t)p->kernel_h * p->kernel_w;
+  woofles_conv_io_t io;
+  status = woofles_conv_io(dev, p, buffers, (uint64_t)window * p->out_ch, &io);
+  if (status != TVMD_OK) return status;
+
+  const int32_t width = (int32_t)dev->mac_width;
+  uint32_t acc[WOOFLES_MAX_MAC_WIDTH];
+  uint64_t tiles = 0;
+  for (int32_t b = 0; b < p->batches; ++b) {
+    for (int32_t oy = 0; oy < p->out_h; ++oy) {
+      const int32_t iy0 = oy * p->stride_h - p->pad_h;
+      for (int32_t ox = 0; ox < p->out_w; ++ox) {
+        const int32_t ix0 = ox * p->stride_w - p->pad_w;
+        int8_t* out_px = io.output + (((size_t)b * p->out_h + oy) * p->out_w + ox) * p->out_ch;
+        for (int32_t c0 = 0; c0 < p->out_ch; c0 += width) {
+          const int32_t lanes = woofles_min_i32(width, p->out_ch - c0);
+          memset(acc, 0, (size_t)lanes * sizeof(acc[0]));
+          for (int32_t ky = 0; ky < p->kernel_h; ++ky) {
+            const int32_t iy = iy0 + ky * p->dilation_h;
+            if (iy < 0 || iy >= p->in_h) continue;
+            for (int32_t kx = 0; kx < p->kernel_w; ++kx) {
+              const int32_t ix = ix0 + kx * p->dilation_w;
+              if (ix < 0 || ix >= p->in_w) continue;
+              const int8_t* in_px = io.input + (((size_t)b * p->in_h + iy) * p->in_w + ix) * p->in_ch;
+              /* Filter is [1, KH, KW, C*M]: one weight per output channel per tap. */
+              const int8_t* w_tap = io.filter + ((size_t)ky * p->kernel_w + kx) * p->out_ch + c0;
+              for (int32_t l = 0; l < lanes; ++l) {
+                const int32_t x = in_px[(c0 + l) / p->depth_multiplier] + p->input_offset;
+                acc[l] = woofles_mac(acc[l], x, w_tap[l]);
+              }
+            }
+          }
+          woofles_store_tile(acc, lanes, c0, io.bias, p->multiplier, p->shift, p->output_offset, p->act_min,
+                             p->act_max, out_px);
+          ++tiles;
+        }
+      }
+    }
+  }
+  woofles_kernel_end(dev, tiles * (window + WOOFLES_TILE_OVERHEAD));
+  return TVMD_OK;
+}
+
+const tvmd_kernel_t tvmd_woofles_conv2d_s8_kernel =
+    TVMD_KERNEL_INIT("tvmd_woofles_conv2d_s8", tvmd_woofles_conv2d_s8);
+const tvmd_kernel_t tvmd_woofles_depthwise_conv2d_s8_kernel =
+    TVMD_KERNEL_INIT("tvmd_woofles_depthwise_conv2d_s8", tvmd_woofles_depthwise_conv2d_s8);

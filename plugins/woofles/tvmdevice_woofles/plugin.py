@@ -1,0 +1,321 @@
+"""The woofles plugin: tvmdevice hook implementations for the simulated NPU.
+
+Light to import: the compiled extensions (``_device`` for the lifecycle,
+allocator and DMA engine, ``_kernels`` for the kernels) load inside the hooks
+that need them.  The device's state lives in its ``tvm_device_woofles_t``
+(``device.handle``), which the C code owns; Python keeps only the host memory
+that backs the SRAM and the DMA bounce buffers, in ``device.plugin_state``.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from typing import TYPE_CHECKING, Any
+
+from tvmdevice.attrs import DeviceAttrKind
+from tvmdevice.errors import (
+    DeviceMemoryError,
+    InvalidArgumentError,
+    LifecycleError,
+    Status,
+    error_for_status,
+)
+from tvmdevice.hookspecs import hookimpl
+from tvmdevice.layout import struct_view
+from tvmdevice.memory import address_of, aligned_empty
+
+from .device import (
+    DEVICE_TYPE,
+    LAYOUT,
+    MAX_MAC_WIDTH,
+    MAX_SRAM_KB,
+    MAX_STREAMS,
+    SRAM_BASE,
+    SRAM_HOST_ALIGNMENT,
+    DmaFlag,
+    PowerState,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    from tvmdevice.aot.ir import Graph, Operator
+    from tvmdevice.device import Device
+    from tvmdevice.device_type import DeviceType
+    from tvmdevice.kernel import PreparedCall
+
+__all__ = ["DEVICE_TYPE"]
+
+NAME = DEVICE_TYPE.name
+
+
+@hookimpl
+def tvmdevice_device_types() -> list["DeviceType"]:
+    return [DEVICE_TYPE]
+
+
+# ------------------------------------------------------------------ helpers
+def _c() -> Any:
+    from . import _device
+
+    return _device
+
+
+def _fields(device: "Device") -> dict[str, "np.ndarray"]:
+    return device.plugin_state.setdefault("fields", struct_view(LAYOUT, device.handle))
+
+
+def _power(device: "Device") -> PowerState:
+    return PowerState(int(_fields(device)["power_state"][0]))
+
+
+def _raise_for(status: int, device: "Device", what: str) -> None:
+    if status == Status.OK:
+        return
+    if status == Status.INVALID_STATE:
+        raise LifecycleError(f"device {NAME!r} refused {what} in power state {_power(device).name}")
+    raise error_for_status(status, f"device {NAME!r}: {what} failed (status {Status(status).name})")
+
+
+def _close_time_interval(device: "Device") -> None:
+    # Host wall-clock time in each power state: charge the interval that ends
+    # now to the state the device is leaving (or staying in).
+    f = _fields(device)
+    now = time.monotonic_ns()
+    since = int(f["state_since_ns"][0])
+    if since:
+        f["ns_in_state"][int(f["power_state"][0])] += max(now - since, 0)
+    f["state_since_ns"][0] = now
+
+
+def _transition(device: "Device", what: str, fn_name: str) -> None:
+    _close_time_interval(device)
+    _raise_for(getattr(_c(), fn_name)(device.handle_address), device, what)
+
+
+# ---------------------------------------------------------------- lifecycle
+@hookimpl
+def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
+    # The declared options carry minimums; the maxima are the simulator's.
+    if options["sram_kb"] > MAX_SRAM_KB:
+        raise InvalidArgumentError(f"device {NAME!r}: -sram_kb={options['sram_kb']} exceeds {MAX_SRAM_KB}")
+    if options["mac_width"] > MAX_MAC_WIDTH:
+        raise InvalidArgumentError(f"device {NAME!r}: -mac_width={options['mac_width']} exceeds {MAX_MAC_WIDTH}")
+    f = _fields(device)
+    f["sram_size"][0] = int(options["sram_kb"]) * 1024
+    f["sram_base"][0] = SRAM_BASE
+    f["mac_width"][0] = int(options["mac_width"])
+    f["dma_bytes_per_cycle"][0] = int(options["dma_bytes_per_cycle"])
+    f["clock_mhz"][0] = int(options["clock_mhz"])
+    _raise_for(_c().init(device.handle_address), device, "Init")
+    f["state_since_ns"][0] = time.monotonic_ns()
+
+
+@hookimpl
+def tvmdevice_destroy(device: "Device") -> None:
+    _transition(device, "Destroy", "destroy")
+    device.plugin_state.clear()
+
+
+@hookimpl
+def tvmdevice_open(device: "Device") -> None:
+    f = _fields(device)
+    # Zeroed backing: a freshly powered SRAM of the simulator reads as zeros.
+    sram = aligned_empty(int(f["sram_size"][0]), SRAM_HOST_ALIGNMENT)
+    f["sram_host"][0] = address_of(sram)
+    try:
+        _transition(device, "Open", "open")
+    except BaseException:
+        f["sram_host"][0] = 0
+        raise
+    device.plugin_state["sram"] = sram
+    device.plugin_state["bounce"] = collections.defaultdict(collections.deque)
+
+
+@hookimpl
+def tvmdevice_close(device: "Device") -> None:
+    try:
+        power = _power(device)
+        if power is PowerState.OFF:
+            return  # Open failed: nothing was powered
+        if power is PowerState.ACTIVE:
+            _transition(device, "Deactivate", "deactivate")  # after a failed Deactivate
+        _transition(device, "Close", "close")
+    finally:
+        # Only after the C side drained the queues: descriptors point into
+        # the bounce buffers and the SRAM backing.
+        device.plugin_state.pop("bounce", None)
+        device.plugin_state.pop("sram", None)
+
+
+@hookimpl
+def tvmdevice_activate(device: "Device") -> None:
+    _transition(device, "Activate", "activate")
+
+
+@hookimpl
+def tvmdevice_deactivate(device: "Device") -> None:
+    _transition(device, "Deactivate", "deactivate")
+
+
+# --------------------------------------------------------------- attributes
+_NOT_APPLICABLE = frozenset({
+    DeviceAttrKind.kMaxThreadsPerBlock, DeviceAttrKind.kWarpSize, DeviceAttrKind.kMaxSharedMemoryPerBlock,
+    DeviceAttrKind.kComputeVersion, DeviceAttrKind.kMaxThreadDimensions, DeviceAttrKind.kMaxRegistersPerBlock,
+    DeviceAttrKind.kGcnArch, DeviceAttrKind.kDriverVersion, DeviceAttrKind.kL2CacheSizeBytes,
+    DeviceAttrKind.kImagePitchAlignment,
+})
+
+
+@hookimpl
+def tvmdevice_get_attr(device: "Device", kind: int) -> Any:
+    kind = DeviceAttrKind(kind)
+    f = _fields(device)
+    if kind is DeviceAttrKind.kExist:
+        return 1
+    if kind is DeviceAttrKind.kDeviceName:
+        return NAME
+    if kind is DeviceAttrKind.kMaxClockRate:
+        return int(f["clock_mhz"][0]) * 1000  # kHz, as TVM reports it
+    if kind is DeviceAttrKind.kMultiProcessorCount:
+        return int(f["mac_width"][0])  # parallel MAC units
+    if kind is DeviceAttrKind.kApiVersion:
+        return int(f["api_version"][0])
+    if kind is DeviceAttrKind.kTotalGlobalMemory:
+        return int(f["sram_size"][0])
+    if kind is DeviceAttrKind.kAvailableGlobalMemory:
+        if _power(device) is PowerState.OFF:
+            return int(f["sram_size"][0])  # all of it, once Open powers it
+        return int(_c().alloc_stats(device.handle_address)[0])
+    assert kind in _NOT_APPLICABLE, kind
+    return None  # GPU notions an NPU does not have
+
+
+# --------------------------------------------------------------- data space
+@hookimpl
+def tvmdevice_alloc_data_space(device: "Device", nbytes: int, alignment: int, type_hint: str | None) -> int:
+    size = int(_fields(device)["sram_size"][0])
+    if alignment > size:
+        raise InvalidArgumentError(f"device {NAME!r}: alignment {alignment} exceeds the {size}-byte SRAM")
+    status, addr = _c().alloc(device.handle_address, nbytes, alignment)
+    if status == Status.OUT_OF_MEMORY:
+        free, largest = _c().alloc_stats(device.handle_address)
+        blocks = int(_fields(device)["num_blocks"][0])
+        full = (f"; the allocation table is full ({blocks} blocks)"
+                if blocks >= LAYOUT.field("block_offset").count[0] else "")
+        raise DeviceMemoryError(
+            f"device {NAME!r}: out of SRAM: requested {nbytes} B (alignment {alignment}), free {free} B, "
+            f"largest free block {largest} B, of {size} B SRAM{full}; raise -sram_kb")
+    _raise_for(status, device, f"AllocDataSpace({nbytes}, {alignment})")
+    return int(addr)
+
+
+@hookimpl
+def tvmdevice_free_data_space(device: "Device", ptr: int) -> None:
+    _raise_for(_c().free(device.handle_address, ptr), device, f"FreeDataSpace({ptr:#x})")
+
+
+@hookimpl
+def tvmdevice_supports_device_pointer_arithmetics_on_host(device: "Device") -> bool:
+    return False  # device addresses name SRAM, not host memory
+
+
+# ------------------------------------------------------------------- copies
+def _bounce(device: "Device", slot: int) -> collections.deque:
+    return device.plugin_state["bounce"][slot]
+
+
+def _prune_bounces(device: "Device") -> None:
+    # A bounce buffer may go once its descriptor has retired.
+    c = _c()
+    for slot, pending in device.plugin_state.get("bounce", {}).items():
+        done = c.stream_completed(device.handle_address, slot)
+        while pending and pending[0][0] <= done:
+            pending.popleft()
+
+
+@hookimpl
+def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst: int, dst_offset: int,
+                                nbytes: int, src_device: "Device | None", dst_device: "Device | None",
+                                type_hint: str | None, stream: int | None) -> None:
+    if nbytes == 0:
+        return
+    slot = int(_fields(device)["current_stream"][0]) if stream is None else int(stream)
+    flags = 0
+    src_addr, dst_addr, keep = src + src_offset, dst + dst_offset, None
+    if src_device is not device:
+        # Host data is captured now, into a bounce buffer the DMA reads later:
+        # the caller may reuse (or free) its buffer as soon as this returns.
+        import numpy as np
+
+        keep = np.empty(nbytes, dtype=np.uint8)
+        _c().capture(src_addr, nbytes, keep)
+        src_addr, flags = address_of(keep), flags | DmaFlag.SRC_HOST
+    if dst_device is not device:
+        flags |= DmaFlag.DST_HOST
+    status, seq = _c().dma_enqueue(device.handle_address, slot, src_addr, dst_addr, nbytes, int(flags))
+    if keep is not None and status == Status.OK:
+        _bounce(device, slot).append((seq, keep))
+    _prune_bounces(device)
+    _raise_for(status, device, f"CopyDataFromTo of {nbytes} B on stream {slot}")
+
+
+# ------------------------------------------------------------------ streams
+@hookimpl
+def tvmdevice_create_stream(device: "Device") -> int:
+    status, slot = _c().stream_create(device.handle_address)
+    if status == Status.OUT_OF_MEMORY:
+        raise DeviceMemoryError(f"device {NAME!r}: all {MAX_STREAMS - 1} streams besides the default are in use; "
+                                f"free one first")
+    _raise_for(status, device, "CreateStream")
+    return int(slot)
+
+
+@hookimpl
+def tvmdevice_free_stream(device: "Device", stream: int) -> None:
+    status = _c().stream_free(device.handle_address, stream)
+    _prune_bounces(device)
+    _raise_for(status, device, f"FreeStream({stream})")
+    if int(_fields(device)["current_stream"][0]) == stream:
+        _fields(device)["current_stream"][0] = 0
+
+
+@hookimpl
+def tvmdevice_stream_sync(device: "Device", stream: int) -> None:
+    status = _c().stream_sync(device.handle_address, stream)
+    _prune_bounces(device)
+    _raise_for(status, device, f"StreamSync({stream})")
+
+
+@hookimpl
+def tvmdevice_set_stream(device: "Device", stream: int) -> None:
+    _fields(device)["current_stream"][0] = stream
+
+
+@hookimpl
+def tvmdevice_get_current_stream(device: "Device") -> int:
+    return int(_fields(device)["current_stream"][0])
+
+
+@hookimpl
+def tvmdevice_sync_stream_from_to(device: "Device", event_src: int, event_dst: int) -> None:
+    status = _c().dma_wait_stream(device.handle_address, event_src, event_dst)
+    _prune_bounces(device)
+    _raise_for(status, device, f"SyncStreamFromTo({event_src}, {event_dst})")
+
+
+# ------------------------------------------------------------------ kernels
+@hookimpl
+def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
+                             op: "Operator") -> str | None:
+    from . import ops  # numpy and the kernel preparation load at compile time, not discovery
+
+    return ops.check(graph, op, options)
+
+
+@hookimpl
+def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
+                               op: "Operator") -> "PreparedCall":
+    from . import ops
+
+    return ops.prepare(graph, op, options)
