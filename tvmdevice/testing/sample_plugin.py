@@ -1,0 +1,146 @@
+"""A small, conformant host-memory device plugin: a starting point and a yardstick.
+
+Not registered anywhere by default.  Plugin authors can read it as the least
+a device must do to pass ``tvmdevice check``; the kit's own tests register
+it (and deliberately broken variants built on it) with
+``registry.register(module, name)``.  A variant reuses every hook with
+``from tvmdevice.testing.sample_plugin import *`` and redefines the one it
+changes, plus ``tvmdevice_device_types`` to name its own device::
+
+    from tvmdevice.testing.sample_plugin import *  # noqa: F403
+    from tvmdevice.testing.sample_plugin import device_type
+
+    @hookimpl
+    def tvmdevice_device_types():
+        return [device_type("my-variant")]
+
+Memory is plain host memory, capped by the ``-capacity`` option so that
+running out of it is reportable; streams use the framework defaults (the
+device is synchronous).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..attrs import DeviceAttrKind
+from ..device_type import DeviceType, MemoryKind
+from ..errors import DeviceMemoryError
+from ..hookspecs import hookimpl
+from ..layout import Field, Layout
+from ..memory import address_of, aligned_empty
+from ..names import struct_type
+from ..options import TargetOption
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..device import Device
+
+# The hooks are exported so that ``from ... import *`` builds a variant.
+__all__ = ["DEFAULT_CAPACITY", "DEVICE_TYPE", "device_type", "hookimpl", "tvmdevice_device_types",
+           "tvmdevice_init", "tvmdevice_destroy", "tvmdevice_open", "tvmdevice_close", "tvmdevice_activate",
+           "tvmdevice_deactivate", "tvmdevice_get_attr", "tvmdevice_alloc_data_space",
+           "tvmdevice_free_data_space", "tvmdevice_copy_data_from_to"]
+
+#: Bytes of memory a sample device hands out unless ``-capacity`` says otherwise.
+DEFAULT_CAPACITY = 1 << 20
+
+
+def device_type(name: str, *, operators: frozenset[str] = frozenset(), layout: Layout | None = None) -> DeviceType:
+    """The sample device's :class:`DeviceType` under another name (for variants)."""
+    if layout is None:
+        layout = Layout(struct_type(name), (
+            Field("active", "uint32_t", doc="1 between Activate and Deactivate"),
+            Field("opens", "uint32_t", doc="times the device was opened"),
+            Field("bytes_in_use", "uint64_t", doc="bytes currently allocated"),
+        ))
+    return DeviceType(name, layout, memory=MemoryKind.HOST, operators=operators,
+                      options=(TargetOption("capacity", int, DEFAULT_CAPACITY, "bytes of memory", minimum=1),),
+                      description="tvmdevice.testing sample device (host memory)")
+
+
+DEVICE_TYPE = device_type("sample")
+
+
+def _memory(device: "Device") -> dict[int, Any]:
+    """The live buffers by address (the device's own allocation table)."""
+    return device.plugin_state.setdefault("buffers", {})
+
+
+def _in_use(device: "Device") -> int:
+    return sum(buf.nbytes for buf, _ in _memory(device).values())
+
+
+@hookimpl
+def tvmdevice_device_types() -> list[DeviceType]:
+    return [DEVICE_TYPE]
+
+
+@hookimpl
+def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
+    device.plugin_state["capacity"] = options["capacity"]
+
+
+@hookimpl
+def tvmdevice_destroy(device: "Device") -> None:
+    device.plugin_state.clear()
+
+
+@hookimpl
+def tvmdevice_open(device: "Device") -> None:
+    device.plugin_state["buffers"] = {}
+    device.plugin_state["opens"] = device.plugin_state.get("opens", 0) + 1
+
+
+@hookimpl
+def tvmdevice_close(device: "Device") -> None:
+    # The framework has freed what the application left; anything still here
+    # would be a bookkeeping bug, and Close releases it regardless.
+    device.plugin_state["buffers"] = {}
+
+
+@hookimpl
+def tvmdevice_activate(device: "Device") -> None:
+    device.plugin_state["active"] = True
+
+
+@hookimpl
+def tvmdevice_deactivate(device: "Device") -> None:
+    device.plugin_state["active"] = False
+
+
+@hookimpl
+def tvmdevice_get_attr(device: "Device", kind: int) -> Any:
+    kind = DeviceAttrKind(kind)
+    capacity = device.plugin_state.get("capacity", device.options["capacity"])
+    answers = {
+        DeviceAttrKind.kExist: 1,
+        DeviceAttrKind.kDeviceName: device.name,
+        DeviceAttrKind.kTotalGlobalMemory: capacity,
+        DeviceAttrKind.kAvailableGlobalMemory: capacity - _in_use(device),
+    }
+    return answers.get(kind)  # None: not applicable
+
+
+@hookimpl
+def tvmdevice_alloc_data_space(device: "Device", nbytes: int, alignment: int, type_hint: str | None) -> int:
+    free = device.plugin_state["capacity"] - _in_use(device)
+    if nbytes > free:
+        raise DeviceMemoryError(f"device {device.name!r}: out of memory: requested {nbytes} B, free {free} B")
+    # Zero-byte blocks still need a unique address: back them with one byte.
+    buf = aligned_empty(max(nbytes, 1), alignment)
+    _memory(device)[address_of(buf)] = (buf[:nbytes], buf)
+    return address_of(buf)
+
+
+@hookimpl
+def tvmdevice_free_data_space(device: "Device", ptr: int) -> None:
+    del _memory(device)[ptr]
+
+
+@hookimpl
+def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst: int, dst_offset: int,
+                                nbytes: int) -> None:
+    from .._hostmem import copy_bytes
+
+    # The framework checked both ranges; both sides are host addresses.
+    copy_bytes(dst + dst_offset, src + src_offset, nbytes)
