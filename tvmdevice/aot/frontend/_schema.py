@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 import tflite
 
-from tvmdevice.aot.frontend.errors import UnsupportedOperatorError
+from tvmdevice.aot.frontend.errors import ModelFormatError, UnsupportedOperatorError
 
 __all__ = [
     "OPCODE_NAMES",
@@ -205,8 +205,7 @@ def decode_options(op_type: str, op: Any, where: str) -> dict[str, Any]:
 
     :param where: "operator 3 (CONV_2D)", used in error messages.
     :raises UnsupportedOperatorError: for option values tvmdevice does not implement.
-    :raises ValueError: a missing or mistyped options table (the caller
-        reports it as a format error).
+    :raises ModelFormatError: for a missing or mistyped options table.
     """
     if op_type not in _DECODERS:
         return {}
@@ -214,13 +213,13 @@ def decode_options(op_type: str, op: Any, where: str) -> dict[str, Any]:
     kind = op.BuiltinOptionsType()
     if kind == tflite.BuiltinOptions.NONE:
         if required:
-            raise ValueError(f"{where} has no builtin options")
+            raise ModelFormatError(f"{where} has no builtin options")
         return dict(_DEFAULTS.get(op_type, {}))
     if kind != tag:
-        raise ValueError(f"{where} carries builtin options of union type {kind}, expected {tag}")
+        raise ModelFormatError(f"{where} carries builtin options of union type {kind}, expected {tag}")
     table = op.BuiltinOptions()
     if table is None:
-        raise ValueError(f"{where} has an empty builtin options table")
+        raise ModelFormatError(f"{where} has an empty builtin options table")
     options = cls()
     options.Init(table.Bytes, table.Pos)
     try:

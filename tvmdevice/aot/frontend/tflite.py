@@ -12,6 +12,7 @@ allocated, and any low-level exception is turned into
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,7 @@ def load_tflite(path_or_bytes: str | Path | bytes | bytearray | memoryview, name
             raise ModelFormatError(f"cannot read model file {str(path)!r}: {e}") from None
         name = name if name is not None else path.stem
     else:
-        # A private immutable copy: constants may be views of it.
+        # An immutable private copy: the caller may reuse its buffer.
         data = bytes(path_or_bytes)
     try:
         graph = _Reader(data).graph(name)
@@ -75,6 +76,20 @@ def _validate_with_kernels(graph: Graph) -> None:
 
     for op in graph.operators:
         kernels.prepare(graph, op)
+
+
+@dataclass
+class _RawTensor:
+    """A tensor's header as read, before its data and quantization are decoded."""
+
+    name: str
+    where: str  # "tensor 3 ('conv/weights')" for messages
+    shape: tuple[int, ...]
+    code: int  # TFLite TensorType
+    dtype: np.dtype | None  # None: a type tvmdevice does not support
+    nbytes: int
+    buffer: int
+    quant: Any  # tflite.QuantizationParameters or None
 
 
 class _Reader:
@@ -116,7 +131,7 @@ class _Reader:
             raise ModelFormatError("subgraph 0 is missing")
         self.n_buffers = self._length(m.BuffersLength(), 4, "buffers")
         tensors_raw = [self._tensor_header(i) for i in range(self._length(self.sub.TensorsLength(), 4, "tensors"))]
-        total = sum(t["nbytes"] for t in tensors_raw)
+        total = sum(t.nbytes for t in tensors_raw)
         if total > MAX_TOTAL_TENSOR_BYTES:
             raise ModelFormatError(
                 f"tensors need {total} bytes in total, over the {MAX_TOTAL_TENSOR_BYTES}-byte limit")
@@ -139,7 +154,7 @@ class _Reader:
         return graph
 
     # -- tensors ---------------------------------------------------------
-    def _tensor_header(self, i: int) -> dict[str, Any]:
+    def _tensor_header(self, i: int) -> _RawTensor:
         t = self.sub.Tensors(i)
         if t is None:
             raise ModelFormatError(f"tensor {i} is missing")
@@ -160,23 +175,22 @@ class _Reader:
         nbytes = itemsize
         for d in shape:
             nbytes *= d
-        return {"name": name, "where": where, "shape": shape, "code": code, "dtype": dtype,
-                "nbytes": nbytes, "buffer": t.Buffer(), "quant": t.Quantization()}
+        return _RawTensor(name, where, shape, code, dtype, nbytes, t.Buffer(), t.Quantization())
 
-    def _tensor(self, i: int, raw: dict[str, Any], operators: list[Operator]) -> Tensor:
-        where = raw["where"]
-        if raw["dtype"] is None:
+    def _tensor(self, i: int, raw: _RawTensor, operators: list[Operator]) -> Tensor:
+        where = raw.where
+        if raw.dtype is None:
             users = [f"operator {op.index} ({op.type})" for op in operators if i in op.inputs + op.outputs]
             used = f", used by {users[0]}" if users else ""
-            type_name = _schema.TYPE_NAMES.get(raw["code"], str(raw["code"]))
+            type_name = _schema.TYPE_NAMES.get(raw.code, str(raw.code))
             raise UnsupportedOperatorError(f"{where} has type {type_name}, which is not supported{used}")
         quant = self._quantization(raw)
         data = self._constant(raw)
-        return Tensor(index=i, name=raw["name"], shape=raw["shape"], dtype=raw["dtype"], quant=quant, data=data)
+        return Tensor(index=i, name=raw.name, shape=raw.shape, dtype=raw.dtype, quant=quant, data=data)
 
-    def _quantization(self, raw: dict[str, Any]) -> Quantization | None:
-        q = raw["quant"]
-        where = raw["where"]
+    def _quantization(self, raw: _RawTensor) -> Quantization | None:
+        q = raw.quant
+        where = raw.where
         if q is None or q.ScaleIsNone() or q.ScaleLength() == 0:
             return None
         n = self._length(q.ScaleLength(), 4, f"{where} scales")
@@ -189,7 +203,7 @@ class _Reader:
         if not np.all(np.isfinite(scale)) or np.any(scale <= 0):
             raise ModelFormatError(f"{where} has a non-positive or non-finite scale")
         if n > 1:
-            shape = raw["shape"]
+            shape = raw.shape
             if not 0 <= axis < len(shape) or shape[axis] != n:
                 raise ModelFormatError(
                     f"{where} has {n} per-channel scales on axis {axis} but shape {list(shape)}")
@@ -197,16 +211,17 @@ class _Reader:
         zero_point.flags.writeable = False
         return Quantization(scale=scale, zero_point=zero_point, axis=axis)
 
-    def _constant(self, raw: dict[str, Any]) -> np.ndarray | None:
-        b = raw["buffer"]
-        where = raw["where"]
+    def _constant(self, raw: _RawTensor) -> np.ndarray | None:
+        b = raw.buffer
+        where = raw.where
         if not 0 <= b < self.n_buffers:
             raise ModelFormatError(f"{where} refers to buffer {b}, out of range [0, {self.n_buffers})")
         buf = self.model.Buffers(b)
         if buf is None:
             raise ModelFormatError(f"buffer {b} of {where} is missing")
         if buf.Offset() > 1:
-            # Large models keep constant data after the flatbuffer.
+            # Models over 2 GB keep constant data after the flatbuffer, at an
+            # absolute file offset (0 and 1 mean "inline").
             start, size = buf.Offset(), buf.Size()
             if start + size > len(self.data):
                 raise ModelFormatError(f"{where}: external buffer [{start}, {start + size}) is past the end")
@@ -218,17 +233,17 @@ class _Reader:
             payload = buf.DataAsNumpy().tobytes()
         if len(payload) == 0:
             return None
-        if len(payload) != raw["nbytes"]:
+        if len(payload) != raw.nbytes:
             raise ModelFormatError(
-                f"{where}: buffer {b} holds {len(payload)} bytes but shape {list(raw['shape'])} of "
-                f"{raw['dtype']} needs {raw['nbytes']}")
+                f"{where}: buffer {b} holds {len(payload)} bytes but shape {list(raw.shape)} of "
+                f"{raw.dtype} needs {raw.nbytes}")
         # A copy: aligned, and independent of the file's bytes.
-        array = np.frombuffer(payload, dtype=raw["dtype"]).reshape(raw["shape"]).copy()
+        array = np.frombuffer(payload, dtype=raw.dtype).reshape(raw.shape).copy()
         array.flags.writeable = False
         return array
 
     # -- operators -------------------------------------------------------
-    def _operator(self, i: int, tensors_raw: list[dict[str, Any]]) -> Operator:
+    def _operator(self, i: int, tensors_raw: list[_RawTensor]) -> Operator:
         op = self.sub.Operators(i)
         if op is None:
             raise ModelFormatError(f"operator {i} is missing")
@@ -263,8 +278,9 @@ class _Reader:
 
 
 def _check_signature(where: str, op_type: str, ins: tuple[int, ...], outs: tuple[int, ...],
-                     tensors_raw: list[dict[str, Any]]) -> None:
-    """Arity, data types and constness of each operand, before any kernel looks at it."""
+                     tensors_raw: list[_RawTensor]) -> None:
+    """Arity and data type of each operand, before any kernel looks at it
+    (constness is checked by :func:`_check_dataflow` once buffers are read)."""
     sig = _schema.SIGNATURES[op_type]
     roles = sig.inputs * len(ins) if sig.variadic else sig.inputs
     required = sum(not r.optional for r in roles) if not sig.variadic else 1
@@ -279,14 +295,13 @@ def _check_signature(where: str, op_type: str, ins: tuple[int, ...], outs: tuple
                     raise ModelFormatError(f"{where} {kind} {k} ({role.name}) is required but absent")
                 continue
             raw = tensors_raw[t]
-            dtype = raw["dtype"]
+            dtype = raw.dtype
             if dtype not in role.dtypes:
-                type_name = _schema.TYPE_NAMES.get(raw["code"], str(raw["code"]))
+                type_name = _schema.TYPE_NAMES.get(raw.code, str(raw.code))
                 allowed = ", ".join(sorted(str(d) for d in role.dtypes))
                 raise UnsupportedOperatorError(
-                    f"{where} {kind} {k} ({role.name}, {raw['where']}) has type {type_name}; "
+                    f"{where} {kind} {k} ({role.name}, {raw.where}) has type {type_name}; "
                     f"supported: {allowed}")
-            # Constness is checked by _check_dataflow once buffers are read.
 
 
 def _check_dataflow(graph: Graph) -> None:
