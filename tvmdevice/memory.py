@@ -61,3 +61,72 @@ def aligned_empty(nbytes: int, alignment: int, *, zero: bool = True) -> "np.ndar
 def address_of(array: "np.ndarray") -> int:
     """The host address of an array's first byte."""
     return int(array.__array_interface__["data"][0])
+
+
+class HostHeap:
+    """The blocks a host-memory device has handed out, kept alive until freed.
+
+    Every host-memory plugin (the built-in ``c``, ``cmsis-nn``, test devices)
+    needs the same three things: a zeroed, aligned block per AllocDataSpace
+    with a unique address even for zero bytes, the block kept alive until
+    FreeDataSpace, and the bytes in use for GetAttr and out-of-memory errors.
+
+    :param capacity: bytes the device may hand out; 0 means no cap.
+    """
+
+    def __init__(self, capacity: int = 0) -> None:
+        self.capacity = capacity
+        self.bytes_in_use = 0
+        self.peak_bytes = 0
+        self._blocks: dict[int, tuple["np.ndarray", int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._blocks)
+
+    def alloc(self, nbytes: int, alignment: int, *, device: str = "device") -> int:
+        """A new block's address.
+
+        :raises DeviceMemoryError: beyond ``capacity``, saying requested, free and largest free block.
+        """
+        from .errors import DeviceMemoryError
+
+        if self.capacity and self.bytes_in_use + nbytes > self.capacity:
+            free = self.capacity - self.bytes_in_use
+            raise DeviceMemoryError(f"device {device!r}: out of memory: requested {nbytes} B, free {free} B, "
+                                    f"largest free block {free} B (of {self.capacity} B)")
+        buf = aligned_empty(max(nbytes, 1), alignment)
+        ptr = address_of(buf)
+        self._blocks[ptr] = (buf, nbytes)
+        self.bytes_in_use += nbytes
+        self.peak_bytes = max(self.peak_bytes, self.bytes_in_use)
+        return ptr
+
+    def free(self, ptr: int) -> int:
+        """Release a block; returns its size.  (The framework has already refused foreign pointers.)"""
+        _, nbytes = self._blocks.pop(ptr)
+        self.bytes_in_use -= nbytes
+        return nbytes
+
+    def views(self) -> list["np.ndarray"]:
+        """A writable uint8 view of each live block (for plugins that model what happens to memory)."""
+        return [buf[:nbytes] for buf, nbytes in self._blocks.values()]
+
+    def clear(self) -> None:
+        """Release every block (Close)."""
+        self._blocks.clear()
+        self.bytes_in_use = 0
+
+
+def host_heap(device, capacity: int = 0) -> HostHeap:
+    """The :class:`HostHeap` of a host-memory device, created on first use."""
+    heap = device.plugin_state.get("heap")
+    if heap is None:
+        heap = device.plugin_state["heap"] = HostHeap(capacity)
+    return heap
+
+
+def copy_host(src: int, src_offset: int, dst: int, dst_offset: int, nbytes: int) -> None:
+    """CopyDataFromTo between two host addresses (ranges already checked by the framework)."""
+    from ._hostmem import copy_bytes
+
+    copy_bytes(dst + dst_offset, src + src_offset, nbytes)

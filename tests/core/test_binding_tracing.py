@@ -79,9 +79,9 @@ def test_trace_does_not_call_other_plugins_implementations(registry):
     toy = registry.create_device("toy", trace=True)
     toy.init(); toy.open()
     ptr = toy.alloc_data_space(8)
-    assert ptr in toy.plugin_state["buffers"]
+    assert ptr in toy.plugin_state["heap"]._blocks
     host = registry.create_device("c", trace=True)
     host.init(); host.open()
     hptr = host.alloc_data_space(8)
-    assert hptr not in toy.plugin_state["buffers"]
+    assert hptr not in toy.plugin_state["heap"]._blocks
     toy.release(); host.release()

@@ -11,13 +11,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .._hostmem import copy_bytes
 from ..attrs import DeviceAttrKind
 from ..device_type import DeviceType, MemoryKind
 from ..errors import NotSupportedError
 from ..hookspecs import hookimpl
 from ..layout import Field, Layout, struct_view
-from ..memory import address_of, aligned_empty
+from ..memory import copy_host, host_heap
 from ..options import TargetOption
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -86,18 +85,23 @@ def tvmdevice_destroy(device: "Device") -> None:
 
 @hookimpl
 def tvmdevice_open(device: "Device") -> None:
-    f = _fields(device)
-    f["num_opens"][0] += 1
-    f["peak_bytes"][0] = f["bytes_in_use"][0]
-    device.plugin_state["buffers"] = {}
+    _fields(device)["num_opens"][0] += 1
+    host_heap(device, device.options["workspace_bytes"]).peak_bytes = 0
+    _sync_counters(device)
 
 
 @hookimpl
 def tvmdevice_close(device: "Device") -> None:
-    device.plugin_state["buffers"] = {}
-    f = _fields(device)
-    f["bytes_in_use"][0] = 0
-    f["num_allocations"][0] = 0
+    host_heap(device).clear()
+    _sync_counters(device)
+
+
+def _sync_counters(device: "Device") -> None:
+    """Mirror the heap's accounting into the C-visible struct."""
+    heap, f = host_heap(device), _fields(device)
+    f["bytes_in_use"][0] = heap.bytes_in_use
+    f["peak_bytes"][0] = heap.peak_bytes
+    f["num_allocations"][0] = len(heap)
 
 
 @hookimpl
@@ -123,7 +127,7 @@ def tvmdevice_get_attr(device: "Device", kind: int) -> Any:
     if kind in (DeviceAttrKind.kTotalGlobalMemory, DeviceAttrKind.kAvailableGlobalMemory):
         cap = device.options.get("workspace_bytes", 0)
         if cap:
-            used = int(_fields(device)["bytes_in_use"][0])
+            used = host_heap(device, cap).bytes_in_use
             return cap if kind is DeviceAttrKind.kTotalGlobalMemory else cap - used
         pages = "SC_PHYS_PAGES" if kind is DeviceAttrKind.kTotalGlobalMemory else "SC_AVPHYS_PAGES"
         try:
@@ -138,39 +142,25 @@ def tvmdevice_get_attr(device: "Device", kind: int) -> Any:
 # ---------------------------------------------------------------- data space
 @hookimpl
 def tvmdevice_alloc_data_space(device: "Device", nbytes: int, alignment: int, type_hint: str | None) -> int:
-    f = _fields(device)
-    cap = device.options.get("workspace_bytes", 0)
-    if cap and int(f["bytes_in_use"][0]) + nbytes > cap:
-        from ..errors import DeviceMemoryError
-
-        free = cap - int(f["bytes_in_use"][0])
-        raise DeviceMemoryError(f"device 'c': out of memory: requested {nbytes} B, free {free} B, "
-                                f"largest free block {free} B (raise -workspace_bytes)")
-    # Zero-byte allocations still get a unique, valid address.
-    buf = aligned_empty(max(nbytes, 1), alignment)
-    ptr = address_of(buf)
-    device.plugin_state["buffers"][ptr] = (buf, nbytes)
-    f["bytes_in_use"][0] += nbytes
-    f["peak_bytes"][0] = max(f["peak_bytes"][0], f["bytes_in_use"][0])
-    f["num_allocations"][0] += 1
-    return ptr
+    heap = host_heap(device, device.options["workspace_bytes"])
+    try:
+        return heap.alloc(nbytes, alignment, device="c")
+    finally:
+        _sync_counters(device)
 
 
 @hookimpl
 def tvmdevice_free_data_space(device: "Device", ptr: int) -> None:
-    _, nbytes = device.plugin_state["buffers"].pop(ptr)
-    f = _fields(device)
-    f["bytes_in_use"][0] -= nbytes
-    f["num_allocations"][0] -= 1
+    host_heap(device).free(ptr)
+    _sync_counters(device)
 
 
 @hookimpl
 def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst: int, dst_offset: int,
-                                nbytes: int, src_device: "Device | None", dst_device: "Device | None",
-                                type_hint: str | None, stream: int | None) -> None:
+                                nbytes: int) -> None:
     # Host memory only: the framework routes copies that touch separate
     # memory to that device, so both sides are host addresses here.
-    copy_bytes(dst + dst_offset, src + src_offset, nbytes)
+    copy_host(src, src_offset, dst, dst_offset, nbytes)
 
 
 @hookimpl

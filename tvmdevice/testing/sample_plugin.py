@@ -25,10 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..attrs import DeviceAttrKind
 from ..device_type import DeviceType, MemoryKind
-from ..errors import DeviceMemoryError
 from ..hookspecs import hookimpl
 from ..layout import Field, Layout
-from ..memory import address_of, aligned_empty
+from ..memory import copy_host, host_heap
 from ..names import struct_type
 from ..options import TargetOption
 
@@ -61,15 +60,6 @@ def device_type(name: str, *, operators: frozenset[str] = frozenset(), layout: L
 DEVICE_TYPE = device_type("sample")
 
 
-def _memory(device: "Device") -> dict[int, Any]:
-    """The live buffers by address (the device's own allocation table)."""
-    return device.plugin_state.setdefault("buffers", {})
-
-
-def _in_use(device: "Device") -> int:
-    return sum(buf.nbytes for buf, _ in _memory(device).values())
-
-
 @hookimpl
 def tvmdevice_device_types() -> list[DeviceType]:
     return [DEVICE_TYPE]
@@ -87,7 +77,7 @@ def tvmdevice_destroy(device: "Device") -> None:
 
 @hookimpl
 def tvmdevice_open(device: "Device") -> None:
-    device.plugin_state["buffers"] = {}
+    host_heap(device, device.plugin_state["capacity"])
     device.plugin_state["opens"] = device.plugin_state.get("opens", 0) + 1
 
 
@@ -95,7 +85,7 @@ def tvmdevice_open(device: "Device") -> None:
 def tvmdevice_close(device: "Device") -> None:
     # The framework has freed what the application left; anything still here
     # would be a bookkeeping bug, and Close releases it regardless.
-    device.plugin_state["buffers"] = {}
+    host_heap(device).clear()
 
 
 @hookimpl
@@ -116,31 +106,22 @@ def tvmdevice_get_attr(device: "Device", kind: int) -> Any:
         DeviceAttrKind.kExist: 1,
         DeviceAttrKind.kDeviceName: device.name,
         DeviceAttrKind.kTotalGlobalMemory: capacity,
-        DeviceAttrKind.kAvailableGlobalMemory: capacity - _in_use(device),
+        DeviceAttrKind.kAvailableGlobalMemory: capacity - host_heap(device, capacity).bytes_in_use,
     }
     return answers.get(kind)  # None: not applicable
 
 
 @hookimpl
 def tvmdevice_alloc_data_space(device: "Device", nbytes: int, alignment: int, type_hint: str | None) -> int:
-    free = device.plugin_state["capacity"] - _in_use(device)
-    if nbytes > free:
-        raise DeviceMemoryError(f"device {device.name!r}: out of memory: requested {nbytes} B, free {free} B")
-    # Zero-byte blocks still need a unique address: back them with one byte.
-    buf = aligned_empty(max(nbytes, 1), alignment)
-    _memory(device)[address_of(buf)] = (buf[:nbytes], buf)
-    return address_of(buf)
+    return host_heap(device).alloc(nbytes, alignment, device=device.name)
 
 
 @hookimpl
 def tvmdevice_free_data_space(device: "Device", ptr: int) -> None:
-    del _memory(device)[ptr]
+    host_heap(device).free(ptr)
 
 
 @hookimpl
 def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst: int, dst_offset: int,
                                 nbytes: int) -> None:
-    from .._hostmem import copy_bytes
-
-    # The framework checked both ranges; both sides are host addresses.
-    copy_bytes(dst + dst_offset, src + src_offset, nbytes)
+    copy_host(src, src_offset, dst, dst_offset, nbytes)
