@@ -6,10 +6,9 @@ holding a ``tvmd_kernel_t``.  Before any pointer in it is called, the
 capsule's name, ``abi_version`` and ``struct_size`` are checked here: a plugin
 built against another ABI is refused with an error, never called.
 """
-from cpython.pycapsule cimport PyCapsule_CheckExact, PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_IsValid
+from cpython.pycapsule cimport PyCapsule_CheckExact, PyCapsule_GetName, PyCapsule_GetPointer
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport strcmp
 
 from tvmdevice.kernel_abi cimport TVMD_KERNEL_ABI_VERSION, tvmd_kernel_t
 
@@ -79,7 +78,7 @@ def invoke_kernel(capsule, params, buffers, size_t resource_handle):
     :param resource_handle: address of the device struct (0 for none).
     :returns: the kernel's status code (0 = success).
     """
-    kname, fn_addr, _ = kernel_info(capsule)
+    kernel_info(capsule)  # validates name, ABI version and struct size
     cdef size_t p = params_address(params)
     cdef Py_ssize_t n = len(buffers), i
     cdef void** ptrs = <void**>malloc(max(n, 1) * sizeof(void*))

@@ -8,7 +8,6 @@ kernel structs (wrong ABI version or size) to check they are refused.
 """
 from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport int8_t, int32_t, uint32_t
-from libc.stdlib cimport free, malloc
 
 from tvmdevice.kernel_abi cimport TVMD_KERNEL_ABI_VERSION, tvmd_kernel_t
 
@@ -36,7 +35,6 @@ cdef int32_t _fail(const void* params, void* const* buffers, void* resource_hand
 cdef tvmd_kernel_t INCREMENT = [TVMD_KERNEL_ABI_VERSION, sizeof(tvmd_kernel_t), b"tvmd_test_increment_s8",
                                 _increment]
 cdef tvmd_kernel_t FAIL = [TVMD_KERNEL_ABI_VERSION, sizeof(tvmd_kernel_t), b"tvmd_test_fail", _fail]
-
 
 
 def increment_kernel():

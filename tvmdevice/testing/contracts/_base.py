@@ -194,8 +194,9 @@ class CheckContext:
         quiet = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
         # The explain phase adds coverage notes that mean nothing to a plugin author.
         phases = tuple(p for p in Phase if p is not Phase.explain)
-        base = dict(max_examples=max(1, self.examples), deadline=None, database=None, derandomize=True,
-                    suppress_health_check=quiet, print_blob=False, phases=phases)
+        base: dict[str, Any] = dict(max_examples=max(1, self.examples), deadline=None, database=None,
+                                    derandomize=True, suppress_health_check=quiet, print_blob=False,
+                                    phases=phases)
         base.update(overrides)
         return settings(**base)
 

@@ -130,7 +130,7 @@ def quantize(draw: Any) -> dict[str, Any]:
 
 def _nhwc(draw: Any) -> tuple[int, int, int, int]:
     st = _st()
-    return (1, *(draw(st.integers(1, 5), label=k) for k in ("h", "w", "c")))  # type: ignore[return-value]
+    return (1, *(draw(st.integers(1, 5), label=k) for k in ("h", "w", "c")))
 
 
 def reshape(draw: Any) -> dict[str, Any]:
