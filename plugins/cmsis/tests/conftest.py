@@ -1,0 +1,130 @@
+"""Shared helpers: build single-operator models, run them on the cmsis-nn
+kernels, on TensorFlow Lite Micro (the oracle) and on the host reference."""
+# ruff: noqa: E402  (sys.path is fixed before the plugin is imported)
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+# `python -m pytest` from the plugin's root puts that directory first on
+# sys.path, where the source package (without its compiled extension) would
+# shadow the installed distribution these tests are for.
+_ROOT = Path(__file__).resolve().parent.parent
+sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != _ROOT]
+from typing import Any, Sequence
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+from tvmdevice_cmsis import _kernels, kernels
+
+import tvmdevice
+from tvmdevice.aot.builder import single_op_model
+from tvmdevice.aot.frontend import load_tflite
+from tvmdevice.aot.ir import Graph
+from tvmdevice.host.kernels import run_graph
+from tvmdevice.testing.oracle import tflm_run
+
+# Each example builds a model and runs three implementations: keep the
+# per-test budget small so the whole suite stays well under three minutes.
+settings.register_profile("cmsis", max_examples=int(os.environ.get("CMSIS_TEST_EXAMPLES", "150")), deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+                          derandomize=True, database=None)
+settings.load_profile("cmsis")
+
+
+def random_inputs(graph: Graph, seed: int) -> list[np.ndarray]:
+    """Uniform int8 values for every graph input."""
+    rng = np.random.default_rng(seed)
+    return [rng.integers(-128, 128, size=graph.tensor(i).shape, dtype=np.int64).astype(np.int8)
+            for i in graph.inputs]
+
+
+def op_arrays(graph: Graph, inputs: Sequence[np.ndarray]) -> list[np.ndarray | None]:
+    """The buffers of the graph's single operator: inputs in operator order, then a zeroed output."""
+    op = graph.operators[0]
+    values = dict(zip(graph.inputs, inputs))
+    arrays: list[np.ndarray | None] = []
+    for i in op.inputs:
+        if i < 0:
+            arrays.append(None)
+        elif i in values:
+            arrays.append(np.ascontiguousarray(values[i]))
+        else:
+            arrays.append(np.array(graph.tensor(i).data, copy=True))
+    out = graph.tensor(op.outputs[0])
+    return arrays + [np.zeros(out.shape, dtype=out.dtype)]
+
+
+def run_cmsis(graph: Graph, inputs: Sequence[np.ndarray], device: Any = None) -> np.ndarray:
+    """The single operator of ``graph`` on the cmsis-nn kernels."""
+    call = kernels.prepare(graph, graph.operators[0])
+    arrays = op_arrays(graph, inputs)
+    kernels.run(call, arrays, device=device)
+    return arrays[-1]
+
+
+#: Kernel paths to check: the CPU's accelerated one (when it has one) and the portable C one.
+SIMD_PATHS = (True, False)
+
+
+class simd_path:
+    """Context manager: run the kernels on the accelerated (True) or portable (False) path."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __enter__(self) -> bool:
+        return _kernels.set_simd(self.enabled)
+
+    def __exit__(self, *exc: object) -> None:
+        _kernels.set_simd(True)
+
+
+def assert_bit_exact(model: bytes, seeds: Sequence[int] = (0, 1)) -> None:
+    """On both kernel paths, the cmsis-nn output equals TFLM's and the host reference's, value for value."""
+    graph = load_tflite(model)
+    out_index = graph.operators[0].outputs[0]
+    for seed in seeds:
+        inputs = random_inputs(graph, seed)
+        oracle = tflm_run(model, inputs).output(0)
+        host = run_graph(graph, inputs)[out_index]
+        for simd in SIMD_PATHS:
+            with simd_path(simd):
+                ours = run_cmsis(graph, inputs)
+            path = "accelerated" if simd else "portable"
+            diff = np.flatnonzero(ours != oracle.reshape(ours.shape))
+            assert diff.size == 0, (f"{path} path: {diff.size} of {ours.size} values differ from TFLM; first at "
+                                    f"{diff[0]}: {ours.reshape(-1)[diff[0]]} vs {oracle.reshape(-1)[diff[0]]}")
+            assert np.array_equal(ours, host.reshape(ours.shape)), f"{path} path differs from the host reference"
+
+
+def single(op_type: str, **params: Any) -> tuple[bytes, Graph]:
+    """A one-operator model and its graph."""
+    model = single_op_model(op_type, **params)
+    return model, load_tflite(model)
+
+
+@pytest.fixture
+def cmsis_device():
+    """An active cmsis-nn device from the installed plugin; released afterwards."""
+    device = tvmdevice.get_registry().create_device("cmsis-nn")
+    device.init()
+    device.open()
+    device.activate()
+    yield device
+    device.release()
+
+
+@pytest.fixture
+def models_dir() -> Path:
+    """The real models folder (``TVMDEVICE_MODELS_DIR``); skips when unset."""
+    value = os.environ.get("TVMDEVICE_MODELS_DIR", "").strip()
+    if not value:
+        pytest.skip("TVMDEVICE_MODELS_DIR is not set")
+    path = Path(value)
+    if not path.is_dir():
+        pytest.skip(f"TVMDEVICE_MODELS_DIR={value} is not a directory")
+    return path

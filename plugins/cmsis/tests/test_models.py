@@ -1,0 +1,71 @@
+"""Bit-exact on every intermediate tensor of the real models (TVMDEVICE_MODELS_DIR).
+
+Each supported operator runs alone on the inputs TFLM itself computed (all
+tensors preserved), so a difference points at one operator; then the whole
+graph runs on the kernels back to back and every tensor is compared.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import SIMD_PATHS, random_inputs, simd_path
+from tvmdevice_cmsis import kernels, ops
+from tvmdevice_cmsis.runner import VIEW_OPS, GraphRunner
+
+from tvmdevice.aot.frontend import load_tflite
+from tvmdevice.testing.oracle import tflm_run
+
+MODELS = ["hello_world_int8", "micro_speech_int8", "kws_dscnn_int8", "ad_fc_autoencoder_int8"]
+
+pytestmark = pytest.mark.models
+
+
+def load(models_dir, name):
+    path = models_dir / f"{name}.tflite"
+    if not path.exists():
+        pytest.skip(f"{path} is missing")
+    data = path.read_bytes()
+    return data, load_tflite(data, name=name)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_every_operator_on_tflm_inputs(models_dir, name):
+    data, graph = load(models_dir, name)
+    checked = 0
+    for seed in (0, 1):
+        ref = tflm_run(data, random_inputs(graph, seed))
+        for op in graph.operators:
+            if ops.refusal(graph, op) is not None:
+                assert op.type in VIEW_OPS, f"cmsis-nn refuses {op.type}: {ops.refusal(graph, op)}"
+                continue
+            arrays = [None if i < 0 else (np.array(graph.tensor(i).data, copy=True) if graph.tensor(i).is_constant
+                                          else ref.tensor(i, graph.tensor(i).shape).copy()) for i in op.inputs]
+            out = graph.tensor(op.outputs[0])
+            result = np.zeros(out.shape, out.dtype)
+            kernels.run(kernels.prepare(graph, op), arrays + [result])
+            expected = ref.tensor(op.outputs[0], out.shape)
+            assert np.array_equal(result, expected), (
+                f"operator {op.index} ({op.type}): {np.count_nonzero(result != expected)} values differ")
+            checked += 1
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("simd", SIMD_PATHS, ids=["accelerated", "portable"])
+@pytest.mark.parametrize("name", MODELS)
+def test_whole_graph_every_tensor(models_dir, name, simd, cmsis_device):
+    data, graph = load(models_dir, name)
+    runner = GraphRunner(graph, cmsis_device)
+    try:
+        for seed in (0, 1, 2):
+            inputs = random_inputs(graph, seed)
+            with simd_path(simd):
+                runner.run(inputs)
+            ref = tflm_run(data, inputs)
+            for t in graph.tensors:
+                if t.is_constant:
+                    continue
+                assert np.array_equal(runner.tensor(t.index), ref.tensor(t.index, t.shape)), (
+                    f"tensor {t.index} ({t.name}) differs")
+    finally:
+        runner.close()

@@ -1,0 +1,135 @@
+/*
+ * CONV_2D, int8 with per-channel (or per-tensor) weights: TFLM's
+ * reference_integer_ops::ConvPerChannel, which CMSIS-NN's arm_convolve_s8
+ * matches.
+ *
+ * Each batch image is first widened to int16 with the input offset added,
+ * inside a zero border wide enough for every window: border taps then add
+ * exactly what the reference's skipped taps add, nothing, and no tap needs a
+ * bounds check.  Output pixels are processed TVMD_CMSIS_CONV_ROWS at a time:
+ * their receptive fields are copied into im2col rows (a pointwise convolution
+ * reads the widened image directly), the GEMM (gemm.c) multiplies them with
+ * the weights rearranged at compile time, and the int32 sums are requantized
+ * per channel.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+/* Rows and columns of the bordered image. */
+static int32_t padded_h(const tvmd_cmsis_conv_params_t* p) {
+  return tvmd_cmsis_max(p->pad_h + p->in_h, (p->out_h - 1) * p->stride_h + (p->filter_h - 1) * p->dilation_h + 1);
+}
+
+static int32_t padded_w(const tvmd_cmsis_conv_params_t* p) {
+  return tvmd_cmsis_max(p->pad_w + p->in_w, (p->out_w - 1) * p->stride_w + (p->filter_w - 1) * p->dilation_w + 1);
+}
+
+static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
+
+static size_t image_bytes(const tvmd_cmsis_conv_params_t* p) {
+  return align64((size_t)padded_h(p) * (size_t)padded_w(p) * (size_t)p->in_ch * sizeof(int16_t));
+}
+
+static size_t im2col_bytes(const tvmd_cmsis_conv_params_t* p) {
+  return align64((size_t)TVMD_CMSIS_CONV_ROWS * 2 * (size_t)p->k_pairs * sizeof(int16_t));
+}
+
+size_t tvmd_cmsis_conv_s8_get_buffer_size(const tvmd_cmsis_conv_params_t* p) {
+  return image_bytes(p) + im2col_bytes(p) + (size_t)TVMD_CMSIS_CONV_ROWS * (size_t)p->ldw * sizeof(int32_t);
+}
+
+/* A 1x1, stride-1, unpadded, ungrouped convolution over an even number of
+ * channels is a plain GEMM over the widened image's pixels. */
+static int pointwise(const tvmd_cmsis_conv_params_t* p) {
+  return p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 &&
+         p->pad_w == 0 && p->groups == 1 && (p->in_ch & 1) == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
+}
+
+TVMD_CMSIS_INLINE void widen_image(const tvmd_cmsis_conv_params_t* p, const int8_t* restrict image,
+                                   int16_t* restrict dst) {
+  const size_t ph = (size_t)padded_h(p), pw = (size_t)padded_w(p), ch = (size_t)p->in_ch;
+  const size_t row_len = (size_t)p->in_w * ch;
+  const int16_t offset = (int16_t)p->q.input_offset;
+  memset(dst, 0, ph * pw * ch * sizeof(int16_t));
+  for (size_t y = 0; y < (size_t)p->in_h; y++) {
+    const int8_t* restrict src = image + y * row_len;
+    int16_t* restrict out = dst + ((y + (size_t)p->pad_h) * pw + (size_t)p->pad_w) * ch;
+    for (size_t i = 0; i < row_len; i++) out[i] = (int16_t)(src[i] + offset);
+  }
+}
+
+/* One im2col row from the bordered image: output pixel (oy, ox), channel
+ * group starting at ch0. */
+TVMD_CMSIS_INLINE void im2col_row(const tvmd_cmsis_conv_params_t* p, const int16_t* restrict image, int32_t ch0,
+                                  int32_t oy, int32_t ox, int16_t* restrict row) {
+  const size_t pw = (size_t)padded_w(p), ch = (size_t)p->in_ch, depth = (size_t)p->filter_in_ch;
+  const size_t y0 = (size_t)(oy * p->stride_h), x0 = (size_t)(ox * p->stride_w);
+  int16_t* restrict dst = row;
+  for (size_t fy = 0; fy < (size_t)p->filter_h; fy++) {
+    const int16_t* restrict line = image + ((y0 + fy * (size_t)p->dilation_h) * pw + x0) * ch + (size_t)ch0;
+    if (p->dilation_w == 1 && depth == ch) {
+      /* The filter row's taps are contiguous: one span. */
+      const size_t n = (size_t)p->filter_w * ch;
+      for (size_t i = 0; i < n; i++) dst[i] = line[i];
+      dst += n;
+    } else {
+      for (size_t fx = 0; fx < (size_t)p->filter_w; fx++) {
+        const int16_t* restrict tap = line + fx * (size_t)p->dilation_w * ch;
+        for (size_t c = 0; c < depth; c++) dst[c] = tap[c];
+        dst += depth;
+      }
+    }
+  }
+  if (p->k & 1) row[p->k] = 0; /* the pair padding */
+}
+
+TVMD_CMSIS_SIMD
+int32_t tvmd_cmsis_conv_s8(const void* params, void* const* buffers, void* resource_handle) {
+  const tvmd_cmsis_conv_params_t* p = (const tvmd_cmsis_conv_params_t*)params;
+  if (p == NULL || p->kind != TVMD_CMSIS_KIND_CONV || buffers == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  if (p->num_inputs != 2 && p->num_inputs != 3) return TVMD_ERR_INVALID_ARGUMENT;
+  const int8_t* input = (const int8_t*)buffers[0];
+  const int32_t* bias = p->num_inputs == 3 ? (const int32_t*)buffers[2] : NULL;
+  int8_t* output = (int8_t*)buffers[p->num_inputs];
+  void* scratch = buffers[p->num_inputs + 1];
+  if (input == NULL || output == NULL || scratch == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  const int32_t status = tvmd_cmsis_enter(resource_handle, TVMD_CMSIS_KIND_CONV, p->macs);
+  if (status != TVMD_OK) return status;
+
+  int16_t* image = (int16_t*)scratch;
+  int16_t* cols = (int16_t*)((uint8_t*)scratch + image_bytes(p));
+  int32_t* acc = (int32_t*)((uint8_t*)scratch + image_bytes(p) + im2col_bytes(p));
+  const int direct = pointwise(p);
+  const int32_t lda = direct ? p->in_ch : 2 * p->k_pairs;
+  const int32_t per_group = p->out_ch / p->groups;
+  const int32_t pixels = p->out_h * p->out_w;
+  const size_t image_size = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
+  for (int32_t b = 0; b < p->batches; b++) {
+    widen_image(p, input + (size_t)b * image_size, image);
+    int8_t* out_image = output + (size_t)b * (size_t)pixels * (size_t)p->out_ch;
+    for (int32_t g = 0; g < p->groups; g++) {
+      const int32_t oc0 = g * per_group;
+      const int16_t* weights = p->weights + (size_t)g * 2 * (size_t)p->k_pairs * (size_t)p->ldw;
+      for (int32_t px0 = 0; px0 < pixels; px0 += TVMD_CMSIS_CONV_ROWS) {
+        const int32_t rows = tvmd_cmsis_min(TVMD_CMSIS_CONV_ROWS, pixels - px0);
+        const int16_t* a = image + (size_t)px0 * (size_t)p->in_ch;
+        if (!direct) {
+          for (int32_t r = 0; r < rows; r++) {
+            const int32_t px = px0 + r;
+            im2col_row(p, image, g * p->filter_in_ch, px / p->out_w, px % p->out_w,
+                       cols + (size_t)r * (size_t)lda);
+          }
+          a = cols;
+        }
+        tvmd_cmsis_gemm_s16(a, lda, rows, p->k_pairs, weights, p->ldw, acc);
+        for (int32_t r = 0; r < rows; r++) {
+          tvmd_cmsis_requantize_bias_s8(acc + (size_t)r * (size_t)p->ldw, bias ? bias + oc0 : NULL,
+                                        p->multiplier + oc0, p->shift + oc0, per_group, &p->q,
+                                        out_image + (size_t)(px0 + r) * (size_t)p->out_ch + oc0);
+        }
+      }
+    }
+  }
+  return TVMD_OK;
+}

@@ -1,0 +1,95 @@
+/*
+ * ADD and MUL, int8, with broadcasting: TFLM's reference_integer_ops
+ * AddFunc / MulElementwise, element by element (CMSIS-NN's
+ * arm_elementwise_add_s8 / _mul_s8 compute the same values).
+ *
+ * Broadcasting walks the output in row-major order with per-input element
+ * strides that are 0 along broadcast dimensions (computed and checked at
+ * prepare time); equal shapes and scalar operands arrive collapsed to one
+ * dimension, so they run as a single flat loop.
+ */
+#include "internal.h"
+
+size_t tvmd_cmsis_add_s8_get_buffer_size(const tvmd_cmsis_elementwise_params_t* p) {
+  (void)p;
+  return 0;
+}
+
+size_t tvmd_cmsis_mul_s8_get_buffer_size(const tvmd_cmsis_elementwise_params_t* p) {
+  (void)p;
+  return 0;
+}
+
+static inline int8_t clamp_s8(int32_t v, const tvmd_cmsis_elementwise_params_t* p) {
+  return (int8_t)tvmd_cmsis_min(tvmd_cmsis_max(v, p->act_min), p->act_max);
+}
+
+static inline int8_t add_one(int8_t x, int8_t y, const tvmd_cmsis_elementwise_params_t* p) {
+  const int32_t a = (int32_t)((uint32_t)(x + p->input1_offset) << p->left_shift);
+  const int32_t b = (int32_t)((uint32_t)(y + p->input2_offset) << p->left_shift);
+  const int32_t sa = tvmd_multiply_by_quantized_multiplier(a, p->input1_multiplier, p->input1_shift);
+  const int32_t sb = tvmd_multiply_by_quantized_multiplier(b, p->input2_multiplier, p->input2_shift);
+  const int32_t raw = tvmd_multiply_by_quantized_multiplier(tvmd_cmsis_wrap_add(sa, sb), p->output_multiplier,
+                                                            p->output_shift);
+  return clamp_s8(raw + p->output_offset, p);
+}
+
+static inline int8_t mul_one(int8_t x, int8_t y, const tvmd_cmsis_elementwise_params_t* p) {
+  const int32_t product = (x + p->input1_offset) * (y + p->input2_offset);
+  const int32_t raw = tvmd_multiply_by_quantized_multiplier(product, p->output_multiplier, p->output_shift);
+  return clamp_s8(raw + p->output_offset, p);
+}
+
+/* Walk the output; `op` is add_one or mul_one (inlined into each caller). */
+#define TVMD_CMSIS_BROADCAST_LOOP(op)                                                            \
+  do {                                                                                           \
+    const int32_t last = p->ndim - 1;                                                            \
+    const int32_t inner = p->out_shape[last];                                                    \
+    const int32_t s1 = p->in1_strides[last], s2 = p->in2_strides[last];                          \
+    int32_t index[TVMD_CMSIS_MAX_DIMS] = {0};                                                    \
+    size_t o1 = 0, o2 = 0;                                                                       \
+    for (size_t base = 0; base < (size_t)p->size; base += (size_t)inner) {                       \
+      for (int32_t i = 0; i < inner; i++) {                                                      \
+        out[base + (size_t)i] = op(in1[o1 + (size_t)i * s1], in2[o2 + (size_t)i * s2], p);       \
+      }                                                                                          \
+      /* Odometer over the outer dimensions. */                                                  \
+      for (int32_t d = last - 1; d >= 0; d--) {                                                  \
+        o1 += (size_t)p->in1_strides[d];                                                         \
+        o2 += (size_t)p->in2_strides[d];                                                         \
+        if (++index[d] < p->out_shape[d]) break;                                                 \
+        o1 -= (size_t)p->in1_strides[d] * (size_t)p->out_shape[d];                               \
+        o2 -= (size_t)p->in2_strides[d] * (size_t)p->out_shape[d];                               \
+        index[d] = 0;                                                                            \
+      }                                                                                          \
+    }                                                                                            \
+  } while (0)
+
+static int32_t start(const tvmd_cmsis_elementwise_params_t* p, uint32_t kind, void* const* buffers,
+                     void* resource_handle) {
+  if (p == NULL || p->kind != kind || buffers == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  if (buffers[0] == NULL || buffers[1] == NULL || buffers[2] == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  if (p->ndim < 1 || p->ndim > TVMD_CMSIS_MAX_DIMS) return TVMD_ERR_INVALID_ARGUMENT;
+  return tvmd_cmsis_enter(resource_handle, kind, 0);
+}
+
+int32_t tvmd_cmsis_add_s8(const void* params, void* const* buffers, void* resource_handle) {
+  const tvmd_cmsis_elementwise_params_t* p = (const tvmd_cmsis_elementwise_params_t*)params;
+  const int32_t status = start(p, TVMD_CMSIS_KIND_ADD, buffers, resource_handle);
+  if (status != TVMD_OK) return status;
+  const int8_t* in1 = (const int8_t*)buffers[0];
+  const int8_t* in2 = (const int8_t*)buffers[1];
+  int8_t* out = (int8_t*)buffers[2];
+  TVMD_CMSIS_BROADCAST_LOOP(add_one);
+  return TVMD_OK;
+}
+
+int32_t tvmd_cmsis_mul_s8(const void* params, void* const* buffers, void* resource_handle) {
+  const tvmd_cmsis_elementwise_params_t* p = (const tvmd_cmsis_elementwise_params_t*)params;
+  const int32_t status = start(p, TVMD_CMSIS_KIND_MUL, buffers, resource_handle);
+  if (status != TVMD_OK) return status;
+  const int8_t* in1 = (const int8_t*)buffers[0];
+  const int8_t* in2 = (const int8_t*)buffers[1];
+  int8_t* out = (int8_t*)buffers[2];
+  TVMD_CMSIS_BROADCAST_LOOP(mul_one);
+  return TVMD_OK;
+}

@@ -1,0 +1,57 @@
+/*
+ * int16 x int16 -> int32 GEMM shared by CONV_2D and FULLY_CONNECTED.
+ *
+ * Weights are pair-interleaved (two consecutive reduction steps of a column
+ * side by side), the layout of CMSIS-NN-style "2 x 16-bit" multiply-adds: on
+ * x86-64 with AVX-512, one vpmaddwd multiplies a broadcast input pair with 16
+ * columns and adds both products (simd_x86.c).  The portable C loop below
+ * computes the same sums, one output column block at a time, in an order a
+ * compiler vectorizes over the columns.
+ */
+#include "internal.h"
+
+static int simd_state = -1; /* -1: not detected yet */
+
+int tvmd_cmsis_use_simd(void) {
+  if (simd_state < 0) {
+#if TVMD_CMSIS_X86
+    simd_state = tvmd_cmsis_cpu_has_avx512();
+#else
+    simd_state = 0;
+#endif
+  }
+  return simd_state;
+}
+
+int tvmd_cmsis_set_simd(int enabled) {
+  simd_state = -1;
+  if (enabled) return tvmd_cmsis_use_simd();
+  simd_state = 0;
+  return 0;
+}
+
+TVMD_CMSIS_SIMD
+static void gemm_portable(const int16_t* restrict a, int32_t lda, int32_t m, int32_t k_pairs,
+                          const int16_t* restrict w, int32_t ldw, int32_t* restrict acc) {
+  for (int32_t r = 0; r < m; r++) {
+    const int16_t* restrict row = a + (size_t)r * (size_t)lda;
+    int32_t* restrict out = acc + (size_t)r * (size_t)ldw;
+    for (int32_t j = 0; j < ldw; j++) out[j] = 0;
+    for (int32_t p = 0; p < k_pairs; p++) {
+      const int32_t x0 = row[2 * p], x1 = row[2 * p + 1];
+      const int16_t* restrict wp = w + (size_t)p * (size_t)ldw * 2;
+      for (int32_t j = 0; j < ldw; j++) out[j] += x0 * wp[2 * j] + x1 * wp[2 * j + 1];
+    }
+  }
+}
+
+void tvmd_cmsis_gemm_s16(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
+                         int32_t ldw, int32_t* acc) {
+#if TVMD_CMSIS_X86
+  if (tvmd_cmsis_use_simd()) {
+    tvmd_cmsis_gemm_s16_avx512(a, lda, m, k_pairs, w, ldw, acc);
+    return;
+  }
+#endif
+  gemm_portable(a, lda, m, k_pairs, w, ldw, acc);
+}

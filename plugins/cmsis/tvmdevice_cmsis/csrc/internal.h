@@ -1,0 +1,106 @@
+/*
+ * Helpers shared by the cmsis-nn kernel files; not part of the public header.
+ */
+#ifndef TVMD_CMSIS_INTERNAL_H_
+#define TVMD_CMSIS_INTERNAL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tvm_device_cmsis_nn.h" /* generated from tvmdevice_cmsis/device.py */
+#include "tvmd_cmsis_nn.h"
+#include "tvmdevice/quant.h"
+
+/* Wider SIMD through runtime dispatch: GCC compiles the function for each
+ * listed target and picks one when the library loads, so a build made on one
+ * x86-64 machine runs on any x86-64 (never -march=native).  Elsewhere the
+ * plain C99 body is compiled once for the baseline target. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TVMD_CMSIS_SIMD __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define TVMD_CMSIS_SIMD
+#endif
+
+/* Helpers of a SIMD kernel are forced inline so they are compiled for each
+ * of its targets instead of being called in their baseline version. */
+#if defined(__GNUC__)
+#define TVMD_CMSIS_INLINE static inline __attribute__((always_inline))
+#else
+#define TVMD_CMSIS_INLINE static inline
+#endif
+
+/* Channel block of the depthwise loops; depthwise weight rows are zero padded
+ * to a multiple of it. */
+#define TVMD_CMSIS_NB 16
+
+/* GEMM output columns are padded to a multiple of this (one AVX-512 vector
+ * of int32). */
+#define TVMD_CMSIS_GEMM_COLS 16
+
+/* Why the depthwise float32 accumulation is exact: every operand is an
+ * integer of magnitude <= 255 (an int8 value minus an int8 zero point, or an
+ * int8 weight), so each product is below 2^16 and a sum of up to
+ * TVMD_CMSIS_K_CHUNK products stays below 2^24, where float32 represents
+ * every integer: no rounding ever happens, in any summation order.  Longer
+ * sums are moved into int32 every TVMD_CMSIS_K_CHUNK terms (the int32 total
+ * is bounded at prepare time, as in TFLM's int32 accumulator).
+ * 256 * 255 * 255 = 16,646,400 < 2^24 = 16,777,216. */
+#define TVMD_CMSIS_K_CHUNK 256
+
+/* The x86-64 AVX-512 path (simd_x86.c), chosen at run time. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TVMD_CMSIS_X86 1
+int tvmd_cmsis_cpu_has_avx512(void);
+void tvmd_cmsis_gemm_s16_avx512(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
+                                int32_t ldw, int32_t* acc);
+void tvmd_cmsis_requantize_avx512(const int32_t* acc, const int32_t* bias, const int32_t* multiplier,
+                                  const int32_t* shift, int32_t n, const tvmd_cmsis_quant_t* q, int8_t* out);
+/* One batch of DEPTHWISE_CONV_2D from the expanded float image (filters of at
+ * most TVMD_CMSIS_K_CHUNK taps). */
+void tvmd_cmsis_depthwise_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const float* image,
+                                 const int32_t* bias, int8_t* output);
+#else
+#define TVMD_CMSIS_X86 0
+#endif
+
+/* Whether the accelerated path is used: detected once; tests force the
+ * portable path with tvmd_cmsis_set_simd(0) to check both. */
+int tvmd_cmsis_use_simd(void);
+
+/* Start of every kernel: a NULL resource_handle means "no device" (the
+ * kernel used standalone, as firmware may call CMSIS-NN directly); a device
+ * must be active, and the call is counted. */
+static inline int32_t tvmd_cmsis_enter(void* resource_handle, uint32_t kind, uint64_t macs) {
+  tvm_device_cmsis_nn_t* dev = (tvm_device_cmsis_nn_t*)resource_handle;
+  if (dev == NULL) return TVMD_OK;
+  if (!dev->active) return TVMD_ERR_INVALID_STATE;
+  dev->call_counts[kind] += 1;
+  dev->total_calls += 1;
+  dev->macs += macs;
+  return TVMD_OK;
+}
+
+/* int32 addition that wraps like the reference's (which overflows silently)
+ * without signed-overflow undefined behaviour. */
+static inline int32_t tvmd_cmsis_wrap_add(int32_t a, int32_t b) {
+  return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
+static inline int32_t tvmd_cmsis_min(int32_t a, int32_t b) { return a < b ? a : b; }
+static inline int32_t tvmd_cmsis_max(int32_t a, int32_t b) { return a > b ? a : b; }
+
+/* tvmd_cmsis_requantize_s8 with an optional per-channel int32 bias added
+ * (wrapping, as the reference's int32 addition) first; bias may be NULL. */
+void tvmd_cmsis_requantize_bias_s8(const int32_t* acc, const int32_t* bias, const int32_t* multiplier,
+                                   const int32_t* shift, int32_t n, const tvmd_cmsis_quant_t* q,
+                                   int8_t* out);
+
+/* acc[r * ldw + j] = sum_{i < 2 * k_pairs} a[r * lda + i] * W[i][j] for r < m,
+ * j < ldw.  Rows of a hold at least 2 * k_pairs int16 values; the weights are
+ * stored pair-interleaved, w[(p * ldw + j) * 2 + q] = W[2p + q][j], and ldw is
+ * a multiple of TVMD_CMSIS_GEMM_COLS.  Operands have magnitude <= 255 and the
+ * caller guarantees the int32 sums cannot overflow (checked at prepare). */
+void tvmd_cmsis_gemm_s16(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
+                         int32_t ldw, int32_t* acc);
+
+#endif /* TVMD_CMSIS_INTERNAL_H_ */

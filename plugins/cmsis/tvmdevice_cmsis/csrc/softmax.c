@@ -1,0 +1,146 @@
+/*
+ * SOFTMAX, int8 -> int8 along the last axis: TFLM's
+ * reference_ops::Softmax<int8_t, int8_t>, gemmlowp's fixed-point path
+ * (CMSIS-NN's arm_softmax_s8 computes the same values).
+ *
+ * Per row: differences to the row maximum are rescaled to Q5.26
+ * (input_multiplier, input_left_shift), exponentiated with gemmlowp's
+ * exp_on_negative_values, summed in Q12.19, and each exponential is
+ * multiplied by the reciprocal of the sum and shifted down to 8 bits.
+ * Entries further than diff_min below the maximum output -128.
+ *
+ * gemmlowp's int32 additions wrap; they are done in uint32 here so the
+ * wrap-around is defined C.
+ */
+#include "internal.h"
+
+#define SCALED_DIFF_INTEGER_BITS 5
+#define ACCUMULATION_INTEGER_BITS 12
+
+static inline int32_t wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static inline int32_t wsub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+static inline int32_t srdhm(int32_t a, int32_t b) { return tvmd_sat_rounding_doubling_high_mul(a, b); }
+
+/* x / 2^exponent, rounded; exponents of 32 or more (possible only for rows
+ * of 512+ near-maximal entries) give the mathematically rounded 0 instead of
+ * an undefined shift. */
+static inline int32_t rdpot(int32_t x, int exponent) {
+  if (exponent >= 32) return 0;
+  return tvmd_rounding_divide_by_pot(x, exponent);
+}
+
+/* gemmlowp SaturatingRoundingMultiplyByPOT<exponent> for exponent > 0. */
+static inline int32_t saturating_mul_by_pot(int32_t x, int exponent) {
+  const int32_t threshold = (int32_t)(((uint32_t)1 << (31 - exponent)) - 1u);
+  if (x > threshold) return INT32_MAX;
+  if (x < -threshold) return INT32_MIN;
+  return (int32_t)((uint32_t)x << exponent);
+}
+
+/* exp(a) for a in [-1/4, 0), Q0.31 in and out: Taylor series around -1/8. */
+static int32_t exp_on_interval_between_negative_one_quarter_and_0_excl(int32_t a) {
+  const int32_t constant_term = 1895147668;     /* exp(-1/8) */
+  const int32_t constant_1_over_3 = 715827883;  /* 1/3 */
+  const int32_t x = wadd(a, 1 << 28);           /* a + 1/8 */
+  const int32_t x2 = srdhm(x, x);
+  const int32_t x3 = srdhm(x2, x);
+  const int32_t x4 = srdhm(x2, x2);
+  const int32_t x4_over_4 = rdpot(x4, 2);
+  const int32_t poly = rdpot(wadd(srdhm(wadd(x4_over_4, x3), constant_1_over_3), x2), 1);
+  return wadd(constant_term, srdhm(constant_term, wadd(x, poly)));
+}
+
+/* exp(a) for a <= 0 in Q5.26; the result is Q0.31. */
+static int32_t exp_on_negative_values(int32_t a) {
+  const int fractional_bits = 31 - SCALED_DIFF_INTEGER_BITS;
+  const int32_t one_quarter = (int32_t)1 << (fractional_bits - 2);
+  const int32_t mask = one_quarter - 1;
+  const int32_t a_mod_quarter_minus_one_quarter = wsub(a & mask, one_quarter);
+  int32_t result = exp_on_interval_between_negative_one_quarter_and_0_excl(
+      saturating_mul_by_pot(a_mod_quarter_minus_one_quarter, SCALED_DIFF_INTEGER_BITS));
+  const int32_t remainder = wsub(a_mod_quarter_minus_one_quarter, a);
+  /* exp(-2^k) in Q0.31 for k = -2 .. 4: the barrel shifter over the integer
+   * bits of -a (all 5 integer bits exceed every k here). */
+  static const int32_t multipliers[7] = {1672461947, 1302514674, 790015084, 290630308,
+                                         39332535,   720401,     242};
+  for (int k = -2; k <= 4; k++) {
+    if (remainder & ((int32_t)1 << (fractional_bits + k))) result = srdhm(result, multipliers[k + 2]);
+  }
+  return a == 0 ? INT32_MAX : result;
+}
+
+/* 1 / (1 + a) for a in [0, 1), Q0.31 in and out: Newton-Raphson. */
+static int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
+  /* RoundingHalfSum(a, 1.0) in int64, as gemmlowp does for int32. */
+  const int64_t sum = (int64_t)a + INT32_MAX;
+  const int32_t half_denominator = (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+  const int32_t constant_48_over_17 = 1515870810;      /* Q2.29 */
+  const int32_t constant_neg_32_over_17 = -1010580540; /* Q2.29 */
+  int32_t x = wadd(constant_48_over_17, srdhm(half_denominator, constant_neg_32_over_17));
+  for (int i = 0; i < 3; i++) {
+    const int32_t half_denominator_times_x = srdhm(half_denominator, x);
+    const int32_t one_minus_half_denominator_times_x = wsub((int32_t)1 << 29, half_denominator_times_x);
+    x = wadd(x, saturating_mul_by_pot(srdhm(x, one_minus_half_denominator_times_x), 2));
+  }
+  return saturating_mul_by_pot(x, 1); /* Rescale<0>(ExactMulByPot<-1>(x)) */
+}
+
+static int count_leading_zeros(uint32_t x) {
+  int n = 0;
+  if (x == 0) return 32;
+  while (!(x & 0x80000000u)) {
+    x <<= 1;
+    n++;
+  }
+  return n;
+}
+
+size_t tvmd_cmsis_softmax_s8_get_buffer_size(const tvmd_cmsis_softmax_params_t* p) {
+  (void)p;
+  return 0;
+}
+
+int32_t tvmd_cmsis_softmax_s8(const void* params, void* const* buffers, void* resource_handle) {
+  const tvmd_cmsis_softmax_params_t* p = (const tvmd_cmsis_softmax_params_t*)params;
+  if (p == NULL || p->kind != TVMD_CMSIS_KIND_SOFTMAX || buffers == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  const int8_t* input = (const int8_t*)buffers[0];
+  int8_t* output = (int8_t*)buffers[1];
+  if (input == NULL || output == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  const int32_t status = tvmd_cmsis_enter(resource_handle, TVMD_CMSIS_KIND_SOFTMAX, 0);
+  if (status != TVMD_OK) return status;
+
+  const int32_t depth = p->depth;
+  for (int32_t r = 0; r < p->rows; r++) {
+    const int8_t* x = input + (size_t)r * (size_t)depth;
+    int8_t* y = output + (size_t)r * (size_t)depth;
+    int32_t max_in_row = INT8_MIN;
+    for (int32_t c = 0; c < depth; c++) max_in_row = tvmd_cmsis_max(max_in_row, x[c]);
+    int32_t sum_of_exps = 0; /* Q12.19 */
+    for (int32_t c = 0; c < depth; c++) {
+      const int32_t diff = x[c] - max_in_row;
+      if (diff >= p->diff_min) {
+        const int32_t scaled = srdhm((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
+        sum_of_exps = wadd(sum_of_exps, rdpot(exp_on_negative_values(scaled), ACCUMULATION_INTEGER_BITS));
+      }
+    }
+    /* GetReciprocal(sum_of_exps, 12): 1 / sum as a Q0.31 mantissa and a
+     * power-of-two exponent. */
+    const int headroom_plus_one = count_leading_zeros((uint32_t)sum_of_exps);
+    const int num_bits_over_unit = ACCUMULATION_INTEGER_BITS - headroom_plus_one;
+    const int32_t shifted_sum_minus_one =
+        (int32_t)(((uint32_t)sum_of_exps << headroom_plus_one) - ((uint32_t)1 << 31));
+    const int32_t shifted_scale = one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
+    const int exponent = num_bits_over_unit + 31 - 8;
+    for (int32_t c = 0; c < depth; c++) {
+      const int32_t diff = x[c] - max_in_row;
+      if (diff >= p->diff_min) {
+        const int32_t scaled = srdhm((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
+        const int32_t unsat = rdpot(srdhm(shifted_scale, exp_on_negative_values(scaled)), exponent);
+        y[c] = (int8_t)tvmd_cmsis_min(tvmd_cmsis_max(unsat - 128, INT8_MIN), INT8_MAX);
+      } else {
+        y[c] = INT8_MIN;
+      }
+    }
+  }
+  return TVMD_OK;
+}

@@ -1,0 +1,60 @@
+"""The ``cmsis-nn`` device type: its ``tvm_device_cmsis_nn_t`` layout and options.
+
+Pure Python, importing only :mod:`tvmdevice`: ``setup.py`` imports this module
+to generate ``tvm_device_cmsis_nn.h`` before anything is compiled, and the
+plugin hooks import it when the plugin is listed.
+"""
+
+from __future__ import annotations
+
+from tvmdevice import DeviceType, Field, Layout, MemoryKind, TargetOption
+
+__all__ = ["API_VERSION", "KERNEL_KINDS", "OPERATORS", "LAYOUT", "DEVICE_TYPE", "DEFAULT_SCRATCH_KB"]
+
+#: Version of this device's struct and kernel contract (``api_version`` member).
+API_VERSION = 1
+
+#: Kernel families in the order of the ``call_counts`` array; the C side
+#: numbers them the same way (``TVMD_CMSIS_KIND_*`` in ``csrc/tvmd_cmsis_nn.h``).
+KERNEL_KINDS: tuple[str, ...] = (
+    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX",
+    "ADD", "MUL",
+)
+
+#: TFLite operators the device has kernels for (parameters are checked per operator).
+OPERATORS = frozenset(KERNEL_KINDS)
+
+#: Default cap on the scratch memory AllocWorkspace hands out, in KiB.
+DEFAULT_SCRATCH_KB = 256
+
+LAYOUT = Layout(
+    "tvm_device_cmsis_nn_t",
+    (
+        Field("api_version", "uint32_t", doc="API_VERSION of the plugin that initialized the device"),
+        Field("active", "uint32_t", doc="1 between Activate and Deactivate; kernels refuse to run otherwise"),
+        Field("scratch", "void*", doc="the most recent live workspace block (NULL when none)"),
+        Field("scratch_bytes", "uint64_t", doc="size of that block"),
+        Field("scratch_in_use", "uint64_t", doc="bytes of workspace currently allocated"),
+        Field("scratch_capacity", "uint64_t", doc="-scratch_kb in bytes: the workspace cap"),
+        Field("call_counts", "uint64_t", (len(KERNEL_KINDS),), doc="kernel calls per family (KERNEL_KINDS order)"),
+        Field("total_calls", "uint64_t", doc="kernel calls since Init"),
+        Field("macs", "uint64_t", doc="multiply-accumulates performed by convolutions and fully connected"),
+        Field("num_opens", "uint32_t", doc="times the device was opened"),
+    ),
+    doc="State of a cmsis-nn device: int8 CMSIS-NN/TFLM kernels on host memory.",
+)
+
+DEVICE_TYPE = DeviceType(
+    name="cmsis-nn",
+    aliases=("cmsis",),
+    layout=LAYOUT,
+    options=(
+        TargetOption("scratch_kb", int, DEFAULT_SCRATCH_KB,
+                     "cap on kernel scratch memory (AllocWorkspace) in KiB; 0 = no cap", minimum=0),
+        TargetOption("mcpu", str, "", "CPU the kernels are meant for, e.g. cortex-m55 (informational)"),
+    ),
+    memory=MemoryKind.HOST,
+    operators=OPERATORS,
+    is_host=False,
+    description="int8 kernels with CMSIS-NN / TFLite Micro semantics in portable C99",
+)
