@@ -19,7 +19,7 @@ from tvmdevice.quantization import multiply_by_quantized_multiplier
 
 __all__ = [
     "INT32_MIN", "INT32_MAX", "where", "unsupported", "malformed", "per_tensor", "require_same_quant",
-    "activation_range", "out_size", "padding", "wrap_i32", "requantize", "clamp_to_int8",
+    "activation_range", "wrap_i32", "requantize", "clamp_to_int8",
     "c_div", "check_shape", "operands", "check_window_extent", "MAX_WINDOW_ELEMENTS",
 ]
 
@@ -86,21 +86,6 @@ def activation_range(op: Operator, activation: str, scale: float, zero_point: in
         return quantization.activation_range(activation, scale, zero_point)
     except ValueError:
         raise unsupported(op, f"fused activation {activation!r} is not supported") from None
-
-
-def out_size(padding: str, image: int, filt: int, stride: int, dilation: int = 1) -> int:
-    """TFLM's ComputeOutSize (matches TensorFlow's GetWindowedOutputSize)."""
-    effective = (filt - 1) * dilation + 1
-    if padding == "SAME":
-        return (image + stride - 1) // stride
-    return (image + stride - effective) // stride
-
-
-def padding(stride: int, dilation: int, image: int, filt: int, out: int) -> int:
-    """TFLM's ComputePaddingWithOffset: the leading (top/left) padding."""
-    effective = (filt - 1) * dilation + 1
-    total = max((out - 1) * stride + effective - image, 0)
-    return total // 2
 
 
 def wrap_i32(x: np.ndarray) -> np.ndarray:

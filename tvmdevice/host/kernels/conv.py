@@ -19,6 +19,7 @@ from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.host.kernels import _common as c
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.quantization import quantize_multipliers
+from tvmdevice.windows import effective_size, leading_padding, out_size
 
 __all__ = ["prepare", "ConvParams", "windows"]
 
@@ -95,13 +96,15 @@ def prepare(graph: Graph, op: Operator) -> PreparedCall:
         depth_multiplier, groups = 1, in_ch // filt.shape[3]
         quant_axis = 0
     kernel = (filt.shape[1], filt.shape[2])
-    oh = c.out_size(o["padding"], h, kernel[0], stride[0], dilation[0])
-    ow = c.out_size(o["padding"], w, kernel[1], stride[1], dilation[1])
+    oh = out_size(o["padding"], h, kernel[0], stride[0], dilation[0])
+    ow = out_size(o["padding"], w, kernel[1], stride[1], dilation[1])
     c.check_shape(op, out, (n, oh, ow, out_ch), "output")
     if min(oh, ow, n, out_ch) <= 0:
         raise c.malformed(op, f"output shape {list(out.shape)} is empty")
-    c.check_window_extent(op, inp.shape, ((kernel[0] - 1) * dilation[0] + 1, (kernel[1] - 1) * dilation[1] + 1))
-    pad = (c.padding(stride[0], dilation[0], h, kernel[0], oh), c.padding(stride[1], dilation[1], w, kernel[1], ow))
+    extent = (effective_size(kernel[0], dilation[0]), effective_size(kernel[1], dilation[1]))
+    c.check_window_extent(op, inp.shape, extent)
+    pad = (leading_padding(stride[0], dilation[0], h, kernel[0], oh),
+           leading_padding(stride[1], dilation[1], w, kernel[1], ow))
     if bias is not None:
         if bias.dtype != np.int32 or int(np.prod(bias.shape)) != out_ch:
             raise c.malformed(op, f"bias tensor {bias.index} must be int32 with {out_ch} elements")

@@ -17,6 +17,7 @@ from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.host.kernels import _common as c
 from tvmdevice.host.kernels.conv import windows
 from tvmdevice.kernel import PreparedCall
+from tvmdevice.windows import leading_padding, out_size
 
 __all__ = ["prepare", "PoolParams"]
 
@@ -46,13 +47,13 @@ def prepare(graph: Graph, op: Operator) -> PreparedCall:
     if min(stride) < 1 or min(kernel) < 1:
         raise c.malformed(op, f"strides {stride} and filter size {kernel} must be >= 1")
     n, h, w, ch = inp.shape
-    oh = c.out_size(o["padding"], h, kernel[0], stride[0])
-    ow = c.out_size(o["padding"], w, kernel[1], stride[1])
+    oh = out_size(o["padding"], h, kernel[0], stride[0])
+    ow = out_size(o["padding"], w, kernel[1], stride[1])
     c.check_shape(op, out, (n, oh, ow, ch), "output")
     if min(n, oh, ow, ch) <= 0:
         raise c.malformed(op, f"output shape {list(out.shape)} is empty")
     c.check_window_extent(op, inp.shape, kernel)
-    pad = (c.padding(stride[0], 1, h, kernel[0], oh), c.padding(stride[1], 1, w, kernel[1], ow))
+    pad = (leading_padding(stride[0], 1, h, kernel[0], oh), leading_padding(stride[1], 1, w, kernel[1], ow))
     c.require_same_quant(op, inp, out)
     out_scale, out_zp = c.per_tensor(op, out, "output")
     act_min, act_max = c.activation_range(op, o["fused_activation"], out_scale, out_zp)

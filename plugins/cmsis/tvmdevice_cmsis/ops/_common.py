@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from tvmdevice import quantization, windows
 from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.errors import InvalidArgumentError, NotSupportedError
 from tvmdevice.quantization import quantize_multiplier
@@ -147,25 +148,12 @@ def int8_quant(op: Operator, t: Tensor, role: str) -> tuple[float, int]:
     return scale, zp
 
 
-def _tflm_quantize(scale: float, zero_point: int, f: float) -> int:
-    # TFLM kernel_util Quantize(): float32 division, TfLiteRound (half away
-    # from zero), then the zero point.
-    quotient = float(np.float32(f) / np.float32(scale))
-    return zero_point + int(math.copysign(math.floor(abs(quotient) + 0.5), quotient))
-
-
 def activation_range(op: Operator, activation: str, scale: float, zero_point: int) -> tuple[int, int]:
-    """TFLM's CalculateActivationRangeQuantized for an int8 output."""
-    lo, hi = -128, 127
-    if activation == "NONE":
-        return lo, hi
-    if activation == "RELU":
-        return max(lo, _tflm_quantize(scale, zero_point, 0.0)), hi
-    if activation == "RELU6":
-        return max(lo, _tflm_quantize(scale, zero_point, 0.0)), min(hi, _tflm_quantize(scale, zero_point, 6.0))
-    if activation == "RELU_N1_TO_1":
-        return max(lo, _tflm_quantize(scale, zero_point, -1.0)), min(hi, _tflm_quantize(scale, zero_point, 1.0))
-    raise unsupported(op, f"fused activation {activation!r} is not supported")
+    """TFLM's CalculateActivationRangeQuantized for an int8 output (the core's, naming the operator)."""
+    try:
+        return quantization.activation_range(activation, scale, zero_point)
+    except ValueError:
+        raise unsupported(op, f"fused activation {activation!r} is not supported") from None
 
 
 def positive(op: Operator, options: dict[str, Any], *keys: str) -> tuple[int, ...]:
@@ -189,18 +177,8 @@ def padding_kind(op: Operator) -> str:
     return pad
 
 
-def out_size(padding: str, image: int, filt: int, stride: int, dilation: int = 1) -> int:
-    """TFLM's ComputeOutSize."""
-    effective = (filt - 1) * dilation + 1
-    if padding == "SAME":
-        return (image + stride - 1) // stride
-    return (image + stride - effective) // stride
-
-
-def leading_padding(stride: int, dilation: int, image: int, filt: int, out: int) -> int:
-    """TFLM's ComputePaddingWithOffset: the top/left padding."""
-    effective = (filt - 1) * dilation + 1
-    return max((out - 1) * stride + effective - image, 0) // 2
+out_size = windows.out_size
+leading_padding = windows.leading_padding
 
 
 def check_extent(op: Operator, image: int, out: int, stride: int, filt: int, dilation: int = 1) -> None:

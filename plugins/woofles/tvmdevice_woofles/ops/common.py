@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 import numpy as np
+from tvmdevice import quantization, windows
 from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.errors import NotSupportedError
 
@@ -65,41 +66,23 @@ def int8_per_tensor(t: Tensor, role: str) -> tuple[float, int]:
     return scale, zero_point
 
 
-def _tflm_quantize(scale: float, zero_point: int, value: float) -> int:
-    # TFLM's Quantize(): float32 division, then TfLiteRound (half away from
-    # zero).  Rounding the double quotient instead differs when the float32
-    # quotient lands exactly on .5.
-    quotient = float(np.float32(value) / np.float32(scale))
-    return zero_point + int(math.copysign(math.floor(abs(quotient) + 0.5), quotient))
-
-
 def activation_range(activation: str, scale: float, zero_point: int) -> tuple[int, int]:
-    """TFLM's CalculateActivationRangeQuantized for an int8 output."""
-    lo, hi = -128, 127
-    if activation == "NONE":
-        return lo, hi
-    if activation == "RELU":
-        return max(lo, _tflm_quantize(scale, zero_point, 0.0)), hi
-    if activation == "RELU6":
-        return max(lo, _tflm_quantize(scale, zero_point, 0.0)), min(hi, _tflm_quantize(scale, zero_point, 6.0))
-    if activation == "RELU_N1_TO_1":
-        return max(lo, _tflm_quantize(scale, zero_point, -1.0)), min(hi, _tflm_quantize(scale, zero_point, 1.0))
-    raise Refusal(f"fused activation {activation!r} is not supported")
+    """TFLM's CalculateActivationRangeQuantized for an int8 output (the core's, as a Refusal)."""
+    try:
+        return quantization.activation_range(activation, scale, zero_point)
+    except ValueError:
+        raise Refusal(f"fused activation {activation!r} is not supported") from None
 
 
 def out_size(pad: str, image: int, filt: int, stride: int, dilation: int = 1) -> int:
-    """TFLM's ComputeOutSize."""
-    if pad == "SAME":
-        return (image + stride - 1) // stride
-    if pad == "VALID":
-        return (image + stride - ((filt - 1) * dilation + 1)) // stride
-    raise Refusal(f"padding {pad!r} is not supported")
+    """TFLM's ComputeOutSize (the core's, with an unknown padding as a Refusal)."""
+    try:
+        return windows.out_size(pad, image, filt, stride, dilation)
+    except ValueError:
+        raise Refusal(f"padding {pad!r} is not supported") from None
 
 
-def padding(stride: int, dilation: int, image: int, filt: int, out: int) -> int:
-    """TFLM's ComputePaddingWithOffset: the leading (top/left) padding."""
-    total = (out - 1) * stride + (filt - 1) * dilation + 1 - image
-    return max(total, 0) // 2
+padding = windows.leading_padding
 
 
 def check_limit(value: int, limit: int, what: str, option: str) -> None:
