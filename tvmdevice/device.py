@@ -74,6 +74,7 @@ class Device:
         self.streams: set[int] = set()
         self.current_stream = 0
         self.leaked: list[Allocation | int] = []
+        self._fields: dict[str, "np.ndarray"] | None = None
         self._binding = binding
         binding.bind(self)
 
@@ -81,6 +82,18 @@ class Device:
     @property
     def name(self) -> str:
         return self.type.name
+
+    @property
+    def fields(self) -> dict[str, "np.ndarray"]:
+        """numpy views of the struct's members (``device.fields["active"][0] = 1``), built once.
+
+        Writes go straight into the ``tvm_device_<name>_t`` the C side sees.
+        """
+        if self._fields is None:
+            from .layout import struct_view
+
+            self._fields = struct_view(self.type.layout, self.handle)
+        return self._fields
 
     @property
     def handle_address(self) -> int:

@@ -15,7 +15,7 @@ from ..attrs import DeviceAttrKind
 from ..device_type import DeviceType, MemoryKind
 from ..errors import NotSupportedError
 from ..hookspecs import hookimpl
-from ..layout import Field, Layout, struct_view
+from ..layout import Field, Layout
 from ..memory import copy_host, host_heap
 from ..options import TargetOption
 
@@ -68,14 +68,11 @@ def tvmdevice_device_types() -> list[DeviceType]:
     return [DEVICE_TYPE]
 
 
-def _fields(device: "Device") -> dict:
-    return device.plugin_state.setdefault("fields", struct_view(LAYOUT, device.handle))
-
 
 # ------------------------------------------------------------------ lifecycle
 @hookimpl
 def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
-    _fields(device)["api_version"][0] = API_VERSION
+    device.fields["api_version"][0] = API_VERSION
 
 
 @hookimpl
@@ -85,7 +82,7 @@ def tvmdevice_destroy(device: "Device") -> None:
 
 @hookimpl
 def tvmdevice_open(device: "Device") -> None:
-    _fields(device)["num_opens"][0] += 1
+    device.fields["num_opens"][0] += 1
     host_heap(device, device.options["workspace_bytes"]).peak_bytes = 0
     _sync_counters(device)
 
@@ -98,7 +95,7 @@ def tvmdevice_close(device: "Device") -> None:
 
 def _sync_counters(device: "Device") -> None:
     """Mirror the heap's accounting into the C-visible struct."""
-    heap, f = host_heap(device), _fields(device)
+    heap, f = host_heap(device), device.fields
     f["bytes_in_use"][0] = heap.bytes_in_use
     f["peak_bytes"][0] = heap.peak_bytes
     f["num_allocations"][0] = len(heap)
@@ -106,12 +103,12 @@ def _sync_counters(device: "Device") -> None:
 
 @hookimpl
 def tvmdevice_activate(device: "Device") -> None:
-    _fields(device)["active"][0] = 1
+    device.fields["active"][0] = 1
 
 
 @hookimpl
 def tvmdevice_deactivate(device: "Device") -> None:
-    _fields(device)["active"][0] = 0
+    device.fields["active"][0] = 0
 
 
 # ---------------------------------------------------------------- attributes
@@ -165,7 +162,7 @@ def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst
 
 @hookimpl
 def tvmdevice_set_stream(device: "Device", stream: int) -> None:
-    _fields(device)["current_stream"][0] = stream
+    device.fields["current_stream"][0] = stream
 
 
 @hookimpl

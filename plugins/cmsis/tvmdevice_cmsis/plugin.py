@@ -21,10 +21,9 @@ from tvmdevice.attrs import DeviceAttrKind
 from tvmdevice.device_type import DeviceType
 from tvmdevice.errors import DeviceMemoryError, error_for_status
 from tvmdevice.hookspecs import hookimpl
-from tvmdevice.layout import struct_view
 from tvmdevice.memory import address_of, aligned_empty
 
-from .device import API_VERSION, DEVICE_TYPE, LAYOUT
+from .device import API_VERSION, DEVICE_TYPE
 
 if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.aot.ir import Graph, Operator
@@ -40,10 +39,6 @@ def tvmdevice_device_types() -> list[DeviceType]:
     return [DEVICE_TYPE]
 
 
-def _fields(device: "Device") -> dict:
-    """numpy views of the device struct's members (writes reach C)."""
-    return device.plugin_state.setdefault("fields", struct_view(LAYOUT, device.handle))
-
 
 def _lifecycle(device: "Device", step: str) -> None:
     from . import _kernels
@@ -57,7 +52,7 @@ def _lifecycle(device: "Device", step: str) -> None:
 @hookimpl
 def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
     _lifecycle(device, "init")
-    _fields(device)["scratch_capacity"][0] = int(options.get("scratch_kb", 0)) * 1024
+    device.fields["scratch_capacity"][0] = int(options.get("scratch_kb", 0)) * 1024
 
 
 @hookimpl
@@ -139,7 +134,7 @@ def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst
 # ----------------------------------------------------------------- workspace
 @hookimpl
 def tvmdevice_alloc_workspace(device: "Device", nbytes: int, type_hint: str | None) -> int:
-    f = _fields(device)
+    f = device.fields
     capacity = int(f["scratch_capacity"][0])
     in_use = int(f["scratch_in_use"][0])
     if capacity and in_use + nbytes > capacity:
@@ -160,7 +155,7 @@ def tvmdevice_alloc_workspace(device: "Device", nbytes: int, type_hint: str | No
 def tvmdevice_free_workspace(device: "Device", ptr: int) -> None:
     blocks = device.plugin_state["workspace"]
     _, nbytes = blocks.pop(ptr)
-    f = _fields(device)
+    f = device.fields
     f["scratch_in_use"][0] -= nbytes
     if int(f["scratch"][0]) == ptr:
         # Workspace is used in stack order: the block below becomes current.

@@ -22,7 +22,6 @@ from tvmdevice.errors import (
     error_for_status,
 )
 from tvmdevice.hookspecs import hookimpl
-from tvmdevice.layout import struct_view
 from tvmdevice.memory import address_of, aligned_empty
 
 from .device import (
@@ -38,7 +37,6 @@ from .device import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
     from tvmdevice.aot.ir import Graph, Operator
     from tvmdevice.device import Device
     from tvmdevice.device_type import DeviceType
@@ -61,12 +59,9 @@ def _c() -> Any:
     return _device
 
 
-def _fields(device: "Device") -> dict[str, "np.ndarray"]:
-    return device.plugin_state.setdefault("fields", struct_view(LAYOUT, device.handle))
-
 
 def _power(device: "Device") -> PowerState:
-    return PowerState(int(_fields(device)["power_state"][0]))
+    return PowerState(int(device.fields["power_state"][0]))
 
 
 def _raise_for(status: int, device: "Device", what: str) -> None:
@@ -80,7 +75,7 @@ def _raise_for(status: int, device: "Device", what: str) -> None:
 def _close_time_interval(device: "Device") -> None:
     # Host wall-clock time in each power state: charge the interval that ends
     # now to the state the device is leaving (or staying in).
-    f = _fields(device)
+    f = device.fields
     now = time.monotonic_ns()
     since = int(f["state_since_ns"][0])
     if since:
@@ -101,7 +96,7 @@ def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
         raise InvalidArgumentError(f"device {NAME!r}: -sram_kb={options['sram_kb']} exceeds {MAX_SRAM_KB}")
     if options["mac_width"] > MAX_MAC_WIDTH:
         raise InvalidArgumentError(f"device {NAME!r}: -mac_width={options['mac_width']} exceeds {MAX_MAC_WIDTH}")
-    f = _fields(device)
+    f = device.fields
     f["sram_size"][0] = int(options["sram_kb"]) * 1024
     f["sram_base"][0] = SRAM_BASE
     f["mac_width"][0] = int(options["mac_width"])
@@ -119,7 +114,7 @@ def tvmdevice_destroy(device: "Device") -> None:
 
 @hookimpl
 def tvmdevice_open(device: "Device") -> None:
-    f = _fields(device)
+    f = device.fields
     # Zeroed backing: a freshly powered SRAM of the simulator reads as zeros.
     sram = aligned_empty(int(f["sram_size"][0]), SRAM_HOST_ALIGNMENT)
     f["sram_host"][0] = address_of(sram)
@@ -170,7 +165,7 @@ _NOT_APPLICABLE = frozenset({
 @hookimpl
 def tvmdevice_get_attr(device: "Device", kind: int) -> Any:
     kind = DeviceAttrKind(kind)
-    f = _fields(device)
+    f = device.fields
     if kind is DeviceAttrKind.kExist:
         return 1
     if kind is DeviceAttrKind.kDeviceName:
@@ -194,13 +189,13 @@ def tvmdevice_get_attr(device: "Device", kind: int) -> Any:
 # --------------------------------------------------------------- data space
 @hookimpl
 def tvmdevice_alloc_data_space(device: "Device", nbytes: int, alignment: int, type_hint: str | None) -> int:
-    size = int(_fields(device)["sram_size"][0])
+    size = int(device.fields["sram_size"][0])
     if alignment > size:
         raise InvalidArgumentError(f"device {NAME!r}: alignment {alignment} exceeds the {size}-byte SRAM")
     status, addr = _c().alloc(device.handle_address, nbytes, alignment)
     if status == Status.OUT_OF_MEMORY:
         free, largest = _c().alloc_stats(device.handle_address)
-        blocks = int(_fields(device)["num_blocks"][0])
+        blocks = int(device.fields["num_blocks"][0])
         full = (f"; the allocation table is full ({blocks} blocks)"
                 if blocks >= LAYOUT.field("block_offset").count[0] else "")
         raise DeviceMemoryError(
@@ -240,7 +235,7 @@ def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst
                                 type_hint: str | None, stream: int | None) -> None:
     if nbytes == 0:
         return
-    slot = int(_fields(device)["current_stream"][0]) if stream is None else int(stream)
+    slot = int(device.fields["current_stream"][0]) if stream is None else int(stream)
     flags = 0
     src_addr, dst_addr, keep = src + src_offset, dst + dst_offset, None
     if src_device is not device:
@@ -276,8 +271,8 @@ def tvmdevice_free_stream(device: "Device", stream: int) -> None:
     status = _c().stream_free(device.handle_address, stream)
     _prune_bounces(device)
     _raise_for(status, device, f"FreeStream({stream})")
-    if int(_fields(device)["current_stream"][0]) == stream:
-        _fields(device)["current_stream"][0] = 0
+    if int(device.fields["current_stream"][0]) == stream:
+        device.fields["current_stream"][0] = 0
 
 
 @hookimpl
@@ -289,12 +284,12 @@ def tvmdevice_stream_sync(device: "Device", stream: int) -> None:
 
 @hookimpl
 def tvmdevice_set_stream(device: "Device", stream: int) -> None:
-    _fields(device)["current_stream"][0] = stream
+    device.fields["current_stream"][0] = stream
 
 
 @hookimpl
 def tvmdevice_get_current_stream(device: "Device") -> int:
-    return int(_fields(device)["current_stream"][0])
+    return int(device.fields["current_stream"][0])
 
 
 @hookimpl
