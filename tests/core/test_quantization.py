@@ -69,3 +69,19 @@ def _reference_mbqm(x: int, m: int, shift: int) -> int:
 def test_vectorised_requant_matches_the_scalar_definition(x, m, shift):
     got = int(multiply_by_quantized_multiplier(np.array([x]), m, shift)[0])
     assert got == _reference_mbqm(x, m, shift)
+
+
+def test_quant_h_matches_the_reference_definition(tmp_path):
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    import tvmdevice
+
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    src = Path(__file__).parent / "csrc" / "check_quant_h.c"
+    exe = tmp_path / "check"
+    subprocess.run(["cc", "-O2", "-std=c99", "-I", tvmdevice.get_include(), str(src), "-o", str(exe)], check=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "mismatches: 0", out.stdout

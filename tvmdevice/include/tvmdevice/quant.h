@@ -13,13 +13,19 @@ extern "C" {
 #endif
 
 /* (a * b * 2) >> 32 with round-half-away-from-zero, saturating the single
- * overflowing case INT32_MIN * INT32_MIN. */
+ * overflowing case INT32_MIN * INT32_MIN.
+ *
+ * The reference adds a nudge (2^30, or 1 - 2^30 when a*b < 0) and divides by
+ * 2^31 truncating toward zero.  That equals floor((a*b + 2^30) / 2^31) for
+ * every a*b: when a*b < 0, truncation is floor after adding 2^31 - 1, and
+ * (1 - 2^30) + (2^31 - 1) = 2^30.  A floor division by 2^31 is a shift; done
+ * as a logical shift of the two's-complement bits (keeping bits 31..62) it
+ * avoids C's implementation-defined signed shift, and unlike the division it
+ * vectorizes. */
 static inline int32_t tvmd_sat_rounding_doubling_high_mul(int32_t a, int32_t b) {
   if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
-  int64_t ab = (int64_t)a * (int64_t)b;
-  int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
-  /* Division (not a shift) truncates toward zero, as the reference does. */
-  return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+  const int64_t ab = (int64_t)a * (int64_t)b;
+  return (int32_t)(uint32_t)((uint64_t)(ab + ((int64_t)1 << 30)) >> 31);
 }
 
 /* x / 2^exponent rounded to nearest, ties away from zero. */

@@ -1,33 +1,13 @@
 /*
- * Vectorizable requantization of int32 accumulators to int8.
- *
- * Same values as tvmd_multiply_by_quantized_multiplier (tvmdevice/quant.h:
- * saturating rounding doubling high multiply, then rounding divide by a power
- * of two), restated so the compiler vectorizes the loop: quant.h divides an
- * int64 by 2^31, which the vectorizer rejects (~3 ns per value, scalar).
- *
- * For a multiplier m >= 0 (all the prepare step produces) the doubling high
- * multiply's "add a nudge, then divide truncating toward zero" is exactly
- * floor((a * m + 2^30) / 2^31): for a * m >= 0 the nudge is 2^30 and
- * truncation is floor; for a * m < 0 the nudge is 1 - 2^30 and truncating
- * toward zero adds 2^31 - 1 before flooring, which sums to the same 2^30.
- * Its one saturating case (a == m == INT32_MIN) needs m < 0.  The floor
- * division is a shift of which only bits 31..62 are kept, which a logical
- * shift yields as well.  tests/test_requantize.py checks equality with
- * quant.h.
+ * Requantization of int32 accumulators to int8, in loops the compiler
+ * vectorizes (tvmdevice/quant.h's double rounding is written in a
+ * vectorizable form; tests/test_requantize.py checks every kernel path
+ * against it value for value).
  */
 #include "internal.h"
 
 TVMD_CMSIS_INLINE int32_t requantize_one(int32_t x, int32_t multiplier, int32_t shift) {
-  const int32_t left = shift > 0 ? shift : 0;
-  const int32_t right = shift > 0 ? 0 : -shift;
-  const int32_t a = (int32_t)((uint32_t)x << left);
-  const int64_t ab = (int64_t)a * (int64_t)multiplier;
-  const int32_t high = (int32_t)(uint32_t)((uint64_t)(ab + ((int64_t)1 << 30)) >> 31);
-  const int32_t mask = (int32_t)(((uint32_t)1 << right) - 1u);
-  const int32_t remainder = high & mask;
-  const int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
-  return (high >> right) + (remainder > threshold ? 1 : 0);
+  return tvmd_multiply_by_quantized_multiplier(x, multiplier, shift);
 }
 
 TVMD_CMSIS_SIMD
