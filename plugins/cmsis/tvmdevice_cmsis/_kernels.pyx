@@ -18,9 +18,8 @@ spec reaches ``make_params``.
 from cpython.pycapsule cimport PyCapsule_GetContext, PyCapsule_New, PyCapsule_SetContext
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.stdint cimport int8_t, int16_t, int32_t, uint32_t, uint64_t, uintptr_t
-from libc.stdlib cimport free, malloc
 
-from tvmdevice.kernel_abi cimport TVMD_PARAMS_CAPSULE, tvmd_kernel_fn, tvmd_kernel_t
+from tvmdevice.kernel_abi cimport TVMD_PARAMS_CAPSULE, tvmd_kernel_t
 
 cdef extern from "tvmd_cmsis_nn.h" nogil:
     enum: TVMD_CMSIS_MAX_DIMS
@@ -358,87 +357,6 @@ def make_params(spec):
 
 
 # --------------------------------------------------------------- sequence
-cdef class Sequence:
-    """Prepared kernel calls run back to back from C.
-
-    :param steps: ``(kernel_capsule, params, buffer_addresses, resource_handle)``
-        tuples; the addresses must already be validated against each call's
-        buffer specs (``tvmdevice_cmsis.kernels.Runner`` does that).
-    """
-
-    cdef tvmd_kernel_fn* fns
-    cdef const void** params
-    cdef void*** buffers
-    cdef void** handles
-    cdef Py_ssize_t n
-    cdef list names
-    cdef list keep
-
-    def __cinit__(self):
-        self.fns = NULL
-        self.params = NULL
-        self.buffers = NULL
-        self.handles = NULL
-        self.n = 0
-
-    def __init__(self, steps):
-        from tvmdevice._abi import kernel_info, params_address
-
-        steps = list(steps)
-        cdef Py_ssize_t i, j, n = len(steps)
-        self.fns = <tvmd_kernel_fn*>malloc(max(n, 1) * sizeof(tvmd_kernel_fn))
-        self.params = <const void**>malloc(max(n, 1) * sizeof(void*))
-        self.buffers = <void***>malloc(max(n, 1) * sizeof(void**))
-        self.handles = <void**>malloc(max(n, 1) * sizeof(void*))
-        if not (self.fns and self.params and self.buffers and self.handles):
-            raise MemoryError()
-        for i in range(n):
-            self.buffers[i] = NULL
-        self.n = n
-        self.names = []
-        self.keep = []
-        for i, (capsule, params, addresses, handle) in enumerate(steps):
-            name, fn_address, _ = kernel_info(capsule)
-            self.fns[i] = <tvmd_kernel_fn><uintptr_t>fn_address
-            self.params[i] = <const void*><uintptr_t>params_address(params)
-            self.buffers[i] = <void**>malloc(max(len(addresses), 1) * sizeof(void*))
-            if self.buffers[i] == NULL:
-                raise MemoryError()
-            for j, address in enumerate(addresses):
-                self.buffers[i][j] = NULL if address is None else <void*><uintptr_t>int(address)
-            self.handles[i] = <void*><uintptr_t>int(handle or 0)
-            self.names.append(name)
-            self.keep.append((capsule, params))
-
-    def __dealloc__(self):
-        cdef Py_ssize_t i
-        if self.buffers != NULL:
-            for i in range(self.n):
-                free(self.buffers[i])
-        free(self.buffers)
-        free(self.fns)
-        free(<void*>self.params)
-        free(self.handles)
-
-    def __len__(self):
-        return self.n
-
-    def run(self):
-        """Call every kernel in order; raise the mapped error at the first failure."""
-        cdef Py_ssize_t i = 0
-        cdef int32_t status = 0
-        with nogil:
-            while i < self.n:
-                status = self.fns[i](self.params[i], self.buffers[i], self.handles[i])
-                if status != 0:
-                    break
-                i += 1
-        if status != 0:
-            from tvmdevice.errors import error_for_status
-
-            raise error_for_status(status, f"cmsis-nn kernel {self.names[i]} (step {i}) returned status {status}")
-
-
 # -------------------------------------------------------------- lifecycle
 cdef tvm_device_cmsis_nn_t* _device(size_t address) except NULL:
     if address == 0:

@@ -1,8 +1,9 @@
 """A minimal sequential runner: a whole graph on the cmsis-nn kernels.
 
 Every tensor gets one preallocated numpy buffer, every operator one prepared
-call, and :class:`tvmdevice_cmsis._kernels.Sequence` calls the kernels back
-to back through their C function pointers, with no Python in between.  It is
+call, and the core's run loop (:class:`tvmdevice.aot._runloop.RunLoop`) calls
+the kernels back to back through their C function pointers, with no Python in
+between.  It is
 what benchmarks and whole-model tests need; the framework's AOT executor
 (placement, memory planning, several devices) is the general tool.
 
@@ -14,11 +15,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
+from tvmdevice.aot._runloop import RunLoop
 
-from tvmdevice.errors import InvalidArgumentError, NotSupportedError
+from tvmdevice.errors import InvalidArgumentError, NotSupportedError, error_for_status
 from tvmdevice.memory import aligned_empty
 
-from . import _kernels
 from .kernels import SCRATCH_ALIGNMENT, check_buffers, check_device, prepare
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,9 +74,14 @@ class GraphRunner:
             # Operators run one after another, so they share one scratch block.
             self._scratch = aligned_empty(max(need, 1), SCRATCH_ALIGNMENT)
             scratch_address = int(self._scratch.__array_interface__["data"][0])
-        self.sequence = _kernels.Sequence(
-            (call.kernel, call.params, addresses + ([scratch_address] if call.scratch_bytes else []), handle)
-            for call, addresses in steps)
+        self.sequence = RunLoop(len(steps), self._failed)
+        for call, addresses in steps:
+            scratch = [scratch_address] if call.scratch_bytes else []
+            self.sequence.add_kernel(call.kernel, call.params, addresses + scratch, handle or 0)
+
+    def _failed(self, step: int, status: int) -> Exception:
+        return error_for_status(status, f"cmsis-nn kernel {self.calls[step].name} (step {step}) returned "
+                                        f"status {status}")
 
     def _alias(self, op) -> None:
         src, dst = self.graph.tensor(op.inputs[0]), self.graph.tensor(op.outputs[0])
