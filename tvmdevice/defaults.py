@@ -99,6 +99,11 @@ def tvmdevice_supports_device_pointer_arithmetics_on_host(device: "Device") -> b
 
 
 @hookimpl(trylast=True)
+def tvmdevice_memory_capacity(device_type: "DeviceType", options: dict[str, Any]) -> int | None:
+    return None
+
+
+@hookimpl(trylast=True)
 def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
                              op: "Operator") -> str | None:
     if op.type in device_type.operators:

@@ -32,7 +32,8 @@ _GROUPS = [
                  "tvmdevice_set_stream", "tvmdevice_get_current_stream", "tvmdevice_sync_stream_from_to"]),
     ("Workspace and pointers", ["tvmdevice_alloc_workspace", "tvmdevice_free_workspace",
                                 "tvmdevice_supports_device_pointer_arithmetics_on_host"]),
-    ("Kernels (compile time)", ["tvmdevice_check_operator", "tvmdevice_prepare_operator"]),
+    ("Kernels (compile time)", ["tvmdevice_check_operator", "tvmdevice_memory_capacity",
+                                "tvmdevice_prepare_operator"]),
 ]
 
 

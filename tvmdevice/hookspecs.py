@@ -566,6 +566,28 @@ def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any],
 
 
 @hookspec(firstresult=True)
+def tvmdevice_memory_capacity(device_type: "DeviceType", options: dict[str, Any]) -> int | None:
+    """Bytes of device memory a compiled model may use on this device.
+
+    Placement keeps each separate-memory device's preloaded constants and
+    activations within this budget: an operator that would overflow it is
+    declined (with the figures as the reason) and goes to the next device of
+    the target; a memory plan that still overflows is a compile-time error.
+
+    :param device_type: the device type asked.
+    :param options: its target options (e.g. ``-sram_kb``).
+    :returns: the capacity in bytes, or ``None`` when memory is not a limit
+        the device wants placement to respect (host memory).
+
+    ``firstresult``: the owner's implementation is the only one called.
+
+    C: none (compile time).
+
+    Optional.  Default: ``None``.
+    """
+
+
+@hookspec(firstresult=True)
 def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any],
                                graph: "Graph", op: "Operator") -> "PreparedCall":
     """Prepare one accepted operator: validate, compute parameters, pick a kernel.

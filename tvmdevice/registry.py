@@ -347,6 +347,16 @@ class Registry:
         """Ask the owner of ``dtype`` whether it accepts ``op`` (None) or why not."""
         return self._compile_hook("tvmdevice_check_operator", dtype, options, graph, op)
 
+    def memory_capacity(self, dtype: DeviceType, options: dict[str, Any]) -> int | None:
+        """Bytes a compiled model may use on a device of ``dtype`` (None: no limit)."""
+        record = self.plugin_for(dtype.name)
+        impl = find_impl(self.pm, "tvmdevice_memory_capacity", record.plugin) or \
+            find_impl(self.pm, "tvmdevice_memory_capacity", _defaults)
+        assert impl is not None  # the defaults plugin always has one
+        kwargs = {"device_type": dtype, "options": options}
+        value: Any = impl.function(**{k: kwargs[k] for k in impl.argnames})
+        return None if value is None else int(value)
+
     def prepare_operator(self, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any) -> Any:
         """Ask the owner of ``dtype`` to prepare ``op``; returns a PreparedCall."""
         return self._compile_hook("tvmdevice_prepare_operator", dtype, options, graph, op)

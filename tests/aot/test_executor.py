@@ -65,6 +65,35 @@ def test_first_device_that_accepts_wins_and_reasons_are_reported(accel, registry
     assert conv.device == "c" and conv.declined == (("accel", "accel cannot dilate"),)
 
 
+def test_placement_keeps_within_the_device_memory_budget(accel, registry):
+    from tvmdevice.aot.placement import aligned_bytes
+
+    b = ModelBuilder(name="two_convs", seed=1)
+    x = b.input((1, 8, 8, 4), scale=0.05, zero_point=0)
+    b.output(b.conv2d(b.conv2d(x, filters=16, kernel=3), filters=16, kernel=3))
+    model = b.build()
+    graph = tvmdevice.compile(model, "c", registry=registry).graph
+    conv0, conv1 = graph.operators
+
+    def footprint(op, consts):
+        acts = sum(aligned_bytes(graph.tensors[t].nbytes) for t in (*op.inputs, *op.outputs)
+                   if t >= 0 and not graph.tensors[t].is_constant)
+        return consts + acts
+
+    first = sum(aligned_bytes(graph.tensors[t].nbytes) for t in conv0.inputs if t >= 0
+                and graph.tensors[t].is_constant)
+    capacity = footprint(conv0, first)  # room for the first convolution only
+    module = tvmdevice.compile(model, f"accel -capacity={capacity}, c", registry=registry)
+    assert [p.device for p in module.placement.ops] == ["accel", "c"]
+    reason = module.placement.ops[1].declined[0][1]
+    assert "accel memory full" in reason and f"of its {capacity} B" in reason
+    roomy = tvmdevice.compile(model, "accel -capacity=1000000, c", registry=registry)
+    assert [p.device for p in roomy.placement.ops] == ["accel", "accel"]
+    with module.executor() as ex:
+        x_in = _inputs(module)
+        assert np.array_equal(ex.run(x_in)[0], run_graph(module.graph, x_in)[module.graph.outputs[0]])
+
+
 def test_strict_refuses_host_fallback(accel, registry):
     with pytest.raises(PlacementError, match=r"strict placement: operator #\d+ MAX_POOL_2D .*accel has no"):
         tvmdevice.compile(_model(), "accel, c", registry=registry, strict=True)

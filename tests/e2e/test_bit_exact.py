@@ -83,3 +83,18 @@ GENERATED = [
 def test_generated_single_op_models(target, op_type, params):
     _target_or_skip(target)
     assert _compare(single_op_model(op_type, **params), target, seeds=(0,)) > 0
+
+
+@pytest.mark.models
+def test_default_sram_spills_what_does_not_fit_to_the_next_device(models_dir):
+    # The autoencoder's ~270 kB of weights exceed woofles' default 256 kB SRAM:
+    # placement must keep woofles within budget and move the rest on.
+    _target_or_skip("woofles, cmsis-nn, c")
+    path = models_dir / "ad_fc_autoencoder_int8.tflite"
+    if not path.exists():
+        pytest.skip("autoencoder model not present")
+    module = tvmdevice.compile(path, "woofles, cmsis-nn, c")
+    devices = [p.device for p in module.placement.ops]
+    assert "woofles" in devices and devices[-1] != "woofles"
+    assert any("woofles memory full" in r for p in module.placement.ops for _, r in p.declined)
+    assert _compare(path.read_bytes(), "woofles, cmsis-nn, c", seeds=(0,)) > 0

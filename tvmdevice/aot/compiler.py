@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from ..device_type import MemoryKind
-from ..errors import NotSupportedError
+from ..errors import NotSupportedError, PlacementError
 from ..kernel import PreparedCall, is_c_kernel
 from ..target import Target
 from .ir import Graph
 from .memory_plan import MemoryPlan, plan_memory
-from .placement import Placement, place
+from .placement import Placement, aligned_bytes, place
 from .schedule import Schedule, build_schedule
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,6 +108,7 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
         schedule = _preserving(schedule)
     constants = {(t, m): graph.tensors[t].nbytes for t, m in schedule.constants}
     plan = plan_memory(schedule, constants)
+    _check_capacity(graph, tgt, registry, plan, schedule)
     prepared: dict[int, PreparedCall] = {}
     for op in graph.operators:
         entry = tgt.entries[placement.ops[op.index].entry]
@@ -120,6 +121,23 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
                                     f"but the device's memory is not host-visible; it must provide a C kernel")
         prepared[op.index] = call
     return CompiledModule(graph, tgt, placement, schedule, plan, prepared, registry, preserve_all_tensors)
+
+
+def _check_capacity(graph: Graph, target: Target, registry: "Registry", plan: MemoryPlan,
+                    schedule: Schedule) -> None:
+    """Refuse, at compile time, a plan that cannot fit a device's declared memory."""
+    for entry in target.entries:
+        pool = plan.pools.get(entry.kind)
+        capacity = registry.memory_capacity(entry.device_type, entry.options)
+        if pool is None or capacity is None:
+            continue
+        need = sum(aligned_bytes(b) for b in pool.blocks) + sum(
+            aligned_bytes(graph.tensors[t].nbytes) for t, m in schedule.constants if m == entry.kind)
+        if need > capacity:
+            raise PlacementError(
+                f"the memory plan needs {need} B of {entry.kind!r} memory ({pool.size} B of activations, "
+                f"{pool.constant_bytes} B of constants) but the device has {capacity} B; give it more memory "
+                f"(its target options) or move it later in the target")
 
 
 def _preserving(schedule: Schedule) -> Schedule:

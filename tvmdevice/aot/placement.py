@@ -2,7 +2,8 @@
 
 Each operator goes to the first device of the target (in target order) that
 accepts it — operator type *and* parameters, as its plugin's
-``tvmdevice_check_operator`` decides — the host last.  The result is a
+``tvmdevice_check_operator`` decides, and room in its memory, as its
+``tvmdevice_memory_capacity`` budget allows — the host last.  The result is a
 first-class, printable :class:`Placement` that records every refusal, so a
 user can see why an operator fell back to the host.  ``strict=True`` refuses
 host fallback for any operator an accelerator could not take.
@@ -76,6 +77,43 @@ class Placement:
         }
 
 
+#: Granule in which device memory is budgeted (the alignment of every device block).
+BLOCK_ALIGNMENT = 64
+
+
+def aligned_bytes(nbytes: int) -> int:
+    """``nbytes`` rounded up to :data:`BLOCK_ALIGNMENT` (what one device block occupies)."""
+    return -(-max(nbytes, 1) // BLOCK_ALIGNMENT) * BLOCK_ALIGNMENT
+
+
+class _Budget:
+    """What placement has put in one capacity-limited device memory so far."""
+
+    def __init__(self, name: str, capacity: int) -> None:
+        self.name, self.capacity = name, capacity
+        self.constants: set[int] = set()
+        self.constant_bytes = 0
+        self.peak_activations = 0
+
+    def refusal(self, graph: "Graph", op) -> tuple[str | None, list[int], int]:
+        """A reason the operator does not fit (or None), its new constants and its activation bytes."""
+        new = [t for t in dict.fromkeys(op.inputs) if t >= 0 and graph.tensors[t].is_constant
+               and t not in self.constants]
+        constant_bytes = self.constant_bytes + sum(aligned_bytes(graph.tensors[t].nbytes) for t in new)
+        activations = sum(aligned_bytes(graph.tensors[t].nbytes) for t in (*op.inputs, *op.outputs)
+                          if t >= 0 and not graph.tensors[t].is_constant)
+        need = constant_bytes + max(self.peak_activations, activations)
+        if need > self.capacity:
+            return (f"{self.name} memory full: {need} B needed of its {self.capacity} B "
+                    f"({self.constant_bytes} B of constants already placed)"), new, activations
+        return None, new, activations
+
+    def take(self, graph: "Graph", new: list[int], activations: int) -> None:
+        self.constants.update(new)
+        self.constant_bytes += sum(aligned_bytes(graph.tensors[t].nbytes) for t in new)
+        self.peak_activations = max(self.peak_activations, activations)
+
+
 def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: bool = False) -> Placement:
     """Place each operator of ``graph`` on the first device of ``target`` that accepts it.
 
@@ -87,11 +125,20 @@ def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: boo
     """
     ops: list[OpPlacement] = []
     last = len(target.entries) - 1
+    budgets: dict[int, _Budget] = {}
+    for i, entry in enumerate(target.entries):
+        capacity = registry.memory_capacity(entry.device_type, entry.options)
+        if capacity is not None:
+            budgets[i] = _Budget(entry.kind, capacity)
     for op in graph.operators:
         declined: list[tuple[str, str]] = []
         chosen = None
         for i, entry in enumerate(target.entries):
             reason = registry.check_operator(entry.device_type, entry.options, graph, op)
+            if reason is None and i in budgets:
+                reason, new, activations = budgets[i].refusal(graph, op)
+                if reason is None:
+                    budgets[i].take(graph, new, activations)
             if reason is None:
                 chosen = i
                 break

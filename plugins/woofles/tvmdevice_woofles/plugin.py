@@ -309,6 +309,12 @@ def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any],
 
 
 @hookimpl
+def tvmdevice_memory_capacity(device_type: "DeviceType", options: dict[str, Any]) -> int:
+    # Everything a compiled model keeps on the NPU lives in its SRAM.
+    return int(options["sram_kb"]) * 1024
+
+
+@hookimpl
 def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
                                op: "Operator") -> "PreparedCall":
     from . import ops
