@@ -69,6 +69,7 @@ class Device:
         self.state = State.UNINITIALIZED
         self.faulted = False
         self.handle = aligned_empty(device_type.layout.size, max(STRUCT_ALIGNMENT, device_type.layout.alignment))
+        self._handle_address = address_of(self.handle)
         self.plugin_state: dict[str, Any] = {}
         self.allocations: dict[int, Allocation] = {}
         self.streams: set[int] = set()
@@ -97,8 +98,8 @@ class Device:
 
     @property
     def handle_address(self) -> int:
-        """Address of the ``tvm_device_<name>_t`` struct: the ``resource_handle``."""
-        return address_of(self.handle)
+        """Address of the ``tvm_device_<name>_t`` struct: the ``resource_handle`` (fixed for the device's life)."""
+        return self._handle_address
 
     @property
     def memory(self) -> MemoryKind:

@@ -394,6 +394,11 @@ def device_destroy(size_t address):
     return TVMDeviceCmsisNnDestroy(_device(address))
 
 
+#: The lifecycle functions by step name, for the plugin's hooks.
+DEVICE_STEPS = {"init": device_init, "open": device_open, "activate": device_activate,
+                "deactivate": device_deactivate, "close": device_close, "destroy": device_destroy}
+
+
 # ----------------------------------------------------------------- testing
 def set_simd(bint enabled):
     """Use the CPU's accelerated kernel path (default) or force the portable C one.

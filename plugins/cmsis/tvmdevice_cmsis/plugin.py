@@ -13,6 +13,7 @@ behind data space and workspace pointers.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -39,11 +40,16 @@ def tvmdevice_device_types() -> list[DeviceType]:
     return [DEVICE_TYPE]
 
 
+@functools.cache
+def _device_steps() -> dict[str, Any]:
+    # The compiled extension loads on the first lifecycle call, not at discovery.
+    from ._kernels import DEVICE_STEPS
+
+    return DEVICE_STEPS
+
 
 def _lifecycle(device: "Device", step: str) -> None:
-    from . import _kernels
-
-    status = getattr(_kernels, f"device_{step}")(device.handle_address)
+    status = _device_steps()[step](device.handle_address)
     if status:
         raise error_for_status(status, f"cmsis-nn: TVMDeviceCmsisNn{step.capitalize()} returned status {status}")
 
