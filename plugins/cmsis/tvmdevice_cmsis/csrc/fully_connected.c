@@ -23,17 +23,15 @@ size_t tvmd_cmsis_fully_connected_s8_get_buffer_size(const tvmd_cmsis_fully_conn
 TVMD_CMSIS_SIMD
 int32_t tvmd_cmsis_fully_connected_s8(const void* params, void* const* buffers, void* resource_handle) {
   const tvmd_cmsis_fully_connected_params_t* p = (const tvmd_cmsis_fully_connected_params_t*)params;
-  if (p == NULL || p->kind != TVMD_CMSIS_KIND_FULLY_CONNECTED || buffers == NULL) {
-    return TVMD_ERR_INVALID_ARGUMENT;
-  }
-  if (p->num_inputs != 2 && p->num_inputs != 3) return TVMD_ERR_INVALID_ARGUMENT;
-  const int8_t* input = (const int8_t*)buffers[0];
-  const int32_t* bias = p->num_inputs == 3 ? (const int32_t*)buffers[2] : NULL;
-  int8_t* output = (int8_t*)buffers[p->num_inputs];
-  void* scratch = buffers[p->num_inputs + 1];
-  if (input == NULL || output == NULL || scratch == NULL) return TVMD_ERR_INVALID_ARGUMENT;
-  const int32_t status = tvmd_cmsis_enter(resource_handle, TVMD_CMSIS_KIND_FULLY_CONNECTED, p->macs);
+  if (p == NULL || p->kind != TVMD_CMSIS_KIND_FULLY_CONNECTED) return TVMD_ERR_INVALID_ARGUMENT;
+  tvmd_cmsis_weighted_io_t io;
+  const int32_t status = tvmd_cmsis_weighted_enter(buffers, p->num_inputs, resource_handle,
+                                                   TVMD_CMSIS_KIND_FULLY_CONNECTED, p->macs, &io);
   if (status != TVMD_OK) return status;
+  const int8_t* input = io.input;
+  const int32_t* bias = io.bias;
+  int8_t* output = io.output;
+  void* scratch = io.scratch;
 
   int16_t* rows = (int16_t*)scratch;
   int32_t* acc = (int32_t*)((uint8_t*)scratch + rows_bytes(p));

@@ -80,6 +80,28 @@ static inline int32_t tvmd_cmsis_enter(void* resource_handle, uint32_t kind, uin
   return TVMD_OK;
 }
 
+/* Buffers of a weighted kernel (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED):
+ * input, filter, optional bias, output, scratch. */
+typedef struct {
+  const int8_t* input;
+  const int32_t* bias; /* NULL when the operator has none */
+  int8_t* output;
+  void* scratch;
+} tvmd_cmsis_weighted_io_t;
+
+/* The shared start of a weighted kernel: unpack the buffers in the kernel
+ * ABI's order, then enter the device (tvmd_cmsis_enter). */
+static inline int32_t tvmd_cmsis_weighted_enter(void* const* buffers, int32_t num_inputs, void* resource_handle,
+                                                uint32_t kind, uint64_t macs, tvmd_cmsis_weighted_io_t* io) {
+  if (buffers == NULL || (num_inputs != 2 && num_inputs != 3)) return TVMD_ERR_INVALID_ARGUMENT;
+  io->input = (const int8_t*)buffers[0];
+  io->bias = num_inputs == 3 ? (const int32_t*)buffers[2] : NULL;
+  io->output = (int8_t*)buffers[num_inputs];
+  io->scratch = buffers[num_inputs + 1];
+  if (io->input == NULL || io->output == NULL || io->scratch == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  return tvmd_cmsis_enter(resource_handle, kind, macs);
+}
+
 /* int32 addition that wraps like the reference's (which overflows silently)
  * without signed-overflow undefined behaviour. */
 static inline int32_t tvmd_cmsis_wrap_add(int32_t a, int32_t b) {
