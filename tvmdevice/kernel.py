@@ -26,7 +26,7 @@ that list: it is passed separately, last.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["PreparedCall", "is_c_kernel"]
 
@@ -52,5 +52,3 @@ def is_c_kernel(kernel: Any) -> bool:
     """True when ``kernel`` is a C kernel capsule rather than a Python callable."""
     return type(kernel).__name__ == "PyCapsule"
 
-
-PythonKernel = Callable[[Any, list, Any], None]

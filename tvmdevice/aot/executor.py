@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from .._abi import kernel_info
 from ..device_type import MemoryKind
 from ..errors import InvalidArgumentError, KernelError, LifecycleError, TVMDeviceError, error_for_status
 from ..kernel import is_c_kernel
@@ -162,8 +163,6 @@ class Executor:
             if scratch:
                 buffers.append(self._scratch[dev.name])
             self.loop.add_kernel(call.kernel, call.params, buffers, dev.handle_address)
-            from .._abi import kernel_info
-
             self.calls.append(CallRecord(op.index, step.device, kernel_info(call.kernel)[0], dev.handle_address,
                                          dev.name, tuple(buffers)))
             return
