@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover - imports for annotations only
     from .device import Device
     from .device_type import DeviceType
     from .kernel import PreparedCall
+    from .ops import OpData
 
 PROJECT_NAME = "tvmdevice"
 
@@ -545,7 +546,7 @@ def tvmdevice_supports_device_pointer_arithmetics_on_host(device: "Device") -> b
 
 @hookspec(firstresult=True)
 def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any],
-                             graph: "Graph", op: "Operator") -> str | None:
+                             graph: "Graph", op: "Operator", op_data: "OpData | None") -> str | None:
     """Say whether this device can run ``op`` with its parameters.
 
     Placement asks the devices of a target in order; the first that accepts
@@ -555,6 +556,9 @@ def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any],
     :param options: its target options.
     :param graph: the model graph (tensor shapes, dtypes, quantization).
     :param op: the operator.
+    :param op_data: the operator's TFLM op data from the operator layer
+        (:func:`tvmdevice.ops.analyze`), computed once per operator and shared
+        by every device; ``None`` for an operator type the layer does not know.
     :returns: ``None`` to accept; otherwise a short reason for refusing.
 
     ``firstresult``: the owner's implementation is the only one called.
@@ -589,7 +593,7 @@ def tvmdevice_memory_capacity(device_type: "DeviceType", options: dict[str, Any]
 
 @hookspec(firstresult=True)
 def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any],
-                               graph: "Graph", op: "Operator") -> "PreparedCall":
+                               graph: "Graph", op: "Operator", op_data: "OpData | None") -> "PreparedCall":
     """Prepare one accepted operator: validate, compute parameters, pick a kernel.
 
     Runs once, at compile time.  Every bound a kernel relies on (shapes,
@@ -600,6 +604,9 @@ def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any
     :param options: its target options.
     :param graph: the model graph.
     :param op: the operator.
+    :param op_data: the operator's TFLM op data (see
+        :func:`tvmdevice_check_operator`); a device adds only its own packing
+        and limits to it.
     :returns: a :class:`~tvmdevice.kernel.PreparedCall`.
     :raises NotSupportedError: when the parameters turn out unsupported.
 

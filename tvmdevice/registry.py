@@ -343,9 +343,10 @@ class Registry:
         return [r.plugin for r in self._records if r.status == "loaded" and r.device_types]
 
     # ----------------------------------------------------------- compile time
-    def check_operator(self, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any) -> str | None:
+    def check_operator(self, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any,
+                       op_data: Any = None) -> str | None:
         """Ask the owner of ``dtype`` whether it accepts ``op`` (None) or why not."""
-        return self._compile_hook("tvmdevice_check_operator", dtype, options, graph, op)
+        return self._compile_hook("tvmdevice_check_operator", dtype, options, graph, op, op_data)
 
     def memory_capacity(self, dtype: DeviceType, options: dict[str, Any]) -> int | None:
         """Bytes a compiled model may use on a device of ``dtype`` (None: no limit)."""
@@ -357,18 +358,20 @@ class Registry:
         value: Any = impl.function(**{k: kwargs[k] for k in impl.argnames})
         return None if value is None else int(value)
 
-    def prepare_operator(self, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any) -> Any:
+    def prepare_operator(self, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any,
+                         op_data: Any = None) -> Any:
         """Ask the owner of ``dtype`` to prepare ``op``; returns a PreparedCall."""
-        return self._compile_hook("tvmdevice_prepare_operator", dtype, options, graph, op)
+        return self._compile_hook("tvmdevice_prepare_operator", dtype, options, graph, op, op_data)
 
-    def _compile_hook(self, hook: str, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any) -> Any:
+    def _compile_hook(self, hook: str, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any,
+                      op_data: Any) -> Any:
         record = self.plugin_for(dtype.name)
         impl = find_impl(self.pm, hook, record.plugin) or find_impl(self.pm, hook, _defaults)
         if impl is None:
             from .errors import NotSupportedError
 
             raise NotSupportedError(f"plugin {record.name!r} does not implement {hook}")
-        kwargs = {"device_type": dtype, "options": options, "graph": graph, "op": op}
+        kwargs = {"device_type": dtype, "options": options, "graph": graph, "op": op, "op_data": op_data}
         try:
             return impl.function(**{k: kwargs[k] for k in impl.argnames})
         except TVMDeviceError:
