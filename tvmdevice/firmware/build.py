@@ -154,6 +154,7 @@ def build(sources: "Iterable[str | Path]", include_dirs: "Iterable[str | Path]" 
     proc = subprocess.run([*command, "-o", str(tmp)], capture_output=True, text=True, check=False)
     if proc.returncode != 0 or not tmp.is_file():
         tmp.unlink(missing_ok=True)
+        image_path.unlink(missing_ok=True)  # an image of other inputs must not pass for this build's
         log = proc.stderr + proc.stdout
         raise FirmwareBuildError(f"build of {name!r} for {the_cpu.name} failed: {_first_error(log)}", log)
     os.replace(tmp, image_path)

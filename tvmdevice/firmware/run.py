@@ -128,6 +128,7 @@ def run(image: Image, args: Iterable[str] = (), cwd: "str | Path | None" = None,
             cmd = [image.name, *args]  # argv[0] is the image's name, as under QEMU
             what = f"{image.name} on the host"
         else:
+            find_qemu(cpu)  # before building the plugin: a missing emulator is the error to report
             plugin = None
             if count_instructions:
                 regions = _region_addresses(image)
