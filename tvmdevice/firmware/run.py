@@ -121,6 +121,8 @@ def run(image: Image, args: Iterable[str] = (), cwd: "str | Path | None" = None,
     """
     args = [str(a) for a in args]
     workdir = str(Path(cwd).resolve()) if cwd is not None else None
+    if workdir is not None and not Path(workdir).is_dir():
+        raise InvalidArgumentError(f"cwd {workdir} is not a folder")
     cpu = image.cpu
     with tempfile.TemporaryDirectory(prefix="tvmd-fw-run-") as tmp:
         counts_file = Path(tmp) / "counts.txt"

@@ -5,7 +5,8 @@
  * with  -plugin PATH,out=FILE[,begin=ADDR,end=ADDR].  Every translated
  * instruction gets an inline 64-bit add of 1 to a counter, so the count is
  * exact and does not depend on how QEMU splits, chains or re-translates
- * blocks.  When begin/end are given (the addresses of tvmd_fw_region_begin
+ * blocks (a conditional instruction whose condition fails still counts:
+ * it was issued).  When begin/end are given (the addresses of tvmd_fw_region_begin
  * and tvmd_fw_region_end), the instructions executed from each begin to the
  * following end are added up apart.  At exit the plugin writes
  *   instructions=N region_instructions=M regions=K
@@ -100,7 +101,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
   for (size_t i = 0; i < n; ++i) {
     struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
     uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
-    /* The callbacks are registered before the count of their own instruction. */
+    /* QEMU runs an instruction's callbacks before its inline ops: a region counts from the first
+     * instruction of tvmd_fw_region_begin up to, not including, the first of tvmd_fw_region_end. */
     if (vaddr == begin_addr) {
       qemu_plugin_register_vcpu_insn_exec_cb(insn, on_begin, QEMU_PLUGIN_CB_NO_REGS, NULL);
     } else if (vaddr == end_addr) {
