@@ -1,0 +1,2 @@
+/* Does not compile: for the failing-build test. */
+int main(void) { return undeclared_variable; }

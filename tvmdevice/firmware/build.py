@@ -1,0 +1,162 @@
+"""Building a C program into an image for one CPU, cached by a hash of its inputs and flags.
+
+``build(sources, include_dirs, cpu, out_dir)`` compiles and links the project's sources together with
+the platform's (:mod:`.platform`) in one compiler call: the system ``cc`` for the host,
+``arm-none-eabi-gcc`` with newlib-nano, the platform's start-up code and a linker script for the
+machine (:mod:`.linker`) for Cortex-M.  Everything is compiled ``-std=c99 -Wall -Wextra -Werror``.
+
+The image is rebuilt only when something that could change it changed: the compiler, every flag,
+the linker script, the sources, the headers in the include folders and beside the sources, and the
+platform's own files.  A failed build leaves no image behind, and a previous image is replaced
+only by a complete new one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InvalidArgumentError
+from .cpus import Cpu, get_cpu
+from .errors import FirmwareBuildError
+from .linker import DEFAULT_STACK_SIZE, linker_script
+from .platform import C_STANDARD_FLAGS, PLATFORM_DIR, platform_sources
+from .toolchain import Toolchain, find_toolchain
+
+__all__ = ["Image", "build", "compiler_flags"]
+
+_HEADER_SUFFIXES = {".h", ".hpp", ".inc", ".def"}
+
+#: Flags of every Cortex-M link: no crt0 (the platform has its start-up), newlib-nano, unused sections dropped.
+_CORTEXM_LINK_FLAGS = ("-nostartfiles", "--specs=nano.specs", "-Wl,--gc-sections")
+
+
+@dataclass(frozen=True)
+class Image:
+    """A linked program for one CPU: an ELF for Cortex-M, a native executable for the host."""
+
+    path: Path
+    cpu: Cpu
+    name: str
+    #: the hash of every input and flag of the build
+    key: str
+    #: bytes reserved for the stack (Cortex-M; None on the host)
+    stack_size: int | None
+    #: True when build() found this image already built from the same inputs
+    cached: bool
+
+
+def _define_flags(defines: "Mapping[str, object] | Iterable[str] | None") -> list[str]:
+    if defines is None:
+        return []
+    if isinstance(defines, Mapping):
+        return [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in defines.items()]
+    return [f"-D{d}" for d in defines]
+
+
+def compiler_flags(cpu: Cpu, opt_level: str = "-O2") -> list[str]:
+    """The compile flags of every source built for ``cpu`` (without include folders and defines)."""
+    flags = [*cpu.cflags, opt_level, "-g", *C_STANDARD_FLAGS]
+    if not cpu.is_host:
+        flags += ["-ffunction-sections", "-fdata-sections"]
+    return flags
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _headers(folders: Iterable[Path]) -> list[tuple[str, str]]:
+    seen: list[tuple[str, str]] = []
+    for folder in sorted(set(folders)):
+        if folder.is_dir():
+            for p in sorted(folder.rglob("*")):
+                if p.suffix in _HEADER_SUFFIXES and p.is_file():
+                    seen.append((str(p), _digest(p)))
+    return seen
+
+
+def _build_key(toolchain: Toolchain, command: list[str], script: str | None, sources: list[Path],
+               include_dirs: list[Path]) -> str:
+    inputs = {
+        "compiler": [toolchain.cc, toolchain.version],
+        "command": command,
+        "linker_script": script,
+        "sources": [(str(s), _digest(s)) for s in sources],
+        "headers": _headers([*include_dirs, *(s.parent for s in sources)]),
+    }
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+def _first_error(log: str) -> str:
+    lines = [ln.strip() for ln in log.splitlines() if ln.strip()]
+    for marker in (": fatal error:", ": error:", "undefined reference", "error:"):
+        for ln in lines:
+            if marker in ln:
+                return ln
+    return lines[0] if lines else "no diagnostic"
+
+
+def build(sources: "Iterable[str | Path]", include_dirs: "Iterable[str | Path]" = (), cpu: "str | Cpu" = "host",
+          out_dir: "str | Path" = "build", defines: "Mapping[str, object] | Iterable[str] | None" = None, *,
+          name: str = "firmware", opt_level: str = "-O2", stack_size: int = DEFAULT_STACK_SIZE,
+          extra_cflags: Iterable[str] = (), libraries: Iterable[str] = ("m",)) -> Image:
+    """Compile and link ``sources`` for ``cpu`` into ``out_dir`` (reusing an identical earlier build).
+
+    ``defines`` is a mapping (``{"N": 4, "FLAG": None}``) or ``NAME[=VALUE]`` strings; ``stack_size`` is
+    the stack reserved at the top of RAM on Cortex-M (ignored on the host); ``libraries`` are linked
+    with ``-l``.  Raises :class:`ToolchainMissingError` when the CPU's compiler is not installed and
+    :class:`FirmwareBuildError` (with the compiler's first error) when the build fails.
+    """
+    the_cpu = get_cpu(cpu)
+    srcs = [Path(s).resolve() for s in sources]
+    if not srcs:
+        raise InvalidArgumentError("build() needs at least one source file")
+    for s in srcs:
+        if not s.is_file():
+            raise InvalidArgumentError(f"source file {s} does not exist")
+    includes = [Path(d).resolve() for d in include_dirs]
+    if not name or "/" in name or name.startswith("."):
+        raise InvalidArgumentError(f"bad image name {name!r}: expected a plain file name")
+    toolchain = find_toolchain(the_cpu)
+
+    out = Path(out_dir).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"{name}-{the_cpu.name}"
+    image_path = out / (stem if the_cpu.is_host else f"{stem}.elf")
+    key_path = out / f"{stem}.key"
+
+    all_sources = [*srcs, *platform_sources(the_cpu)]
+    flags = compiler_flags(the_cpu, opt_level) + list(extra_cflags)
+    flags += [f"-I{d}" for d in [*includes, PLATFORM_DIR]] + _define_flags(defines)
+    script: str | None = None
+    link = [f"-l{lib}" for lib in libraries]
+    if not the_cpu.is_host:
+        script = linker_script(the_cpu, stack_size)
+        script_path = out / f"{stem}.ld"
+        link = [*_CORTEXM_LINK_FLAGS, f"-T{script_path}", f"-Wl,-Map={out / stem}.map", *link]
+    command = [toolchain.cc, *flags, *map(str, all_sources), *link]
+    key = _build_key(toolchain, command, script, all_sources, includes)
+    stack = None if the_cpu.is_host else stack_size
+
+    if image_path.is_file() and key_path.is_file() and key_path.read_text().strip() == key:
+        return Image(image_path, the_cpu, name, key, stack, cached=True)
+
+    key_path.unlink(missing_ok=True)
+    if script is not None:
+        script_path.write_text(script)
+    tmp = image_path.with_name(f".{image_path.name}.{os.getpid()}.tmp")
+    proc = subprocess.run([*command, "-o", str(tmp)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0 or not tmp.is_file():
+        tmp.unlink(missing_ok=True)
+        image_path.unlink(missing_ok=True)  # an image of other inputs must not pass for this build's
+        log = proc.stderr + proc.stdout
+        raise FirmwareBuildError(f"build of {name!r} for {the_cpu.name} failed: {_first_error(log)}", log)
+    os.replace(tmp, image_path)
+    key_path.write_text(key + "\n")
+    return Image(image_path, the_cpu, name, key, stack, cached=False)
