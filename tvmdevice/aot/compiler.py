@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from ..device_type import MemoryKind
-from ..errors import NotSupportedError, PlacementError
+from ..errors import NotSupportedError, PlacementError, Refusal
 from ..kernel import PreparedCall, is_c_kernel
 from ..target import Target
 from .ir import Graph
@@ -101,6 +101,7 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
 
         registry = get_registry()
     graph = _load(model, name)
+    op_data = _analyze(graph)
     tgt = default_target(registry) if target is None else Target.parse(target, registry)
     placement = place(graph, tgt, registry, strict=strict)
     schedule = build_schedule(graph, tgt, placement)
@@ -112,7 +113,7 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
     prepared: dict[int, PreparedCall] = {}
     for op in graph.operators:
         entry = tgt.entries[placement.ops[op.index].entry]
-        call = registry.prepare_operator(entry.device_type, entry.options, graph, op)
+        call = registry.prepare_operator(entry.device_type, entry.options, graph, op, op_data[op.index])
         if not isinstance(call, PreparedCall):
             raise NotSupportedError(f"device {entry.kind!r} returned {type(call).__name__} from "
                                     f"prepare_operator for operator #{op.index} {op.type}, not a PreparedCall")
@@ -121,6 +122,20 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
                                     f"but the device's memory is not host-visible; it must provide a C kernel")
         prepared[op.index] = call
     return CompiledModule(graph, tgt, placement, schedule, plan, prepared, registry, preserve_all_tensors)
+
+
+def _analyze(graph: Graph) -> dict[int, Any]:
+    """Each operator's op data (:func:`tvmdevice.ops.analyze`), computed once and shared by every device."""
+    from .. import ops
+
+    data = {}
+    for op in graph.operators:
+        try:
+            data[op.index] = ops.analyze(graph, op)
+        except Refusal as r:
+            raise PlacementError(f"{r.with_context(op=op)}; no device can run it, as TFLM's int8 kernels do not "
+                                 f"support this: change or re-quantize the model") from r
+    return data
 
 
 def _check_capacity(graph: Graph, target: Target, registry: "Registry", plan: MemoryPlan,
