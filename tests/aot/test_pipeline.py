@@ -16,7 +16,7 @@ from tvmdevice.aot.memory_plan import tensor_key
 from tvmdevice.aot.placement import VIEW, aligned_bytes
 from tvmdevice.aot.schedule import HOST, SCRATCH, KernelStep
 from tvmdevice.device import Device
-from tvmdevice.errors import NotSupportedError, PlacementError
+from tvmdevice.errors import NotSupportedError, PlacementError, Refusal
 from tvmdevice.host.kernels import run_graph
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "plugins"
@@ -92,9 +92,11 @@ def test_op_data_is_computed_once_and_given_to_both_hooks(picky, registry, monke
     analysed: list[int] = []
     checked: list[object] = []
 
+    real = ops_layer.analyze
+
     def analyze(graph, op):
         analysed.append(op.index)
-        return ops_layer.OpData(op.index, op.type)
+        return real(graph, op)
 
     check = registry.check_operator
 
@@ -102,24 +104,27 @@ def test_op_data_is_computed_once_and_given_to_both_hooks(picky, registry, monke
         checked.append(op_data)
         return check(dtype, options, graph, op, op_data)
 
-    monkeypatch.setattr(ops_layer, "analyze", analyze, raising=False)
+    monkeypatch.setattr(ops_layer, "analyze", analyze)
     monkeypatch.setattr(registry, "check_operator", recording)
     module = tvmdevice.compile(_model(), "picky -refuse=ADD, c", registry=registry)
     assert analysed == [op.index for op in module.graph.operators]
     data = {p.op_index: p.op_data for p in module.placement.ops}
     assert all(isinstance(d, ops_layer.OpData) and d.op_index == i for i, d in data.items())
+    assert [p.is_view for p in module.placement.ops] == [d.is_view for d in data.values()]
     assert all(d is data[i] for i, _, d in picky.PREPARED), "prepare gets placement's op data"
     add = next(op.index for op in module.graph.operators if op.type == "ADD")
     assert sum(1 for d in checked if d is data[add]) == 2, "picky and c were both given the same op data"
 
 
 def test_operator_layer_refusal_asks_no_device(picky, registry, monkeypatch):
+    real = ops_layer.analyze
+
     def analyze(graph, op):
         if op.type == "ADD":
-            raise NotSupportedError("input scales TFLM refuses")
-        return None
+            raise Refusal("input scales TFLM refuses")
+        return real(graph, op)
 
-    monkeypatch.setattr(ops_layer, "analyze", analyze, raising=False)
+    monkeypatch.setattr(ops_layer, "analyze", analyze)
     with pytest.raises(PlacementError, match=r"operator #\d+ ADD: input scales TFLM refuses; no device is asked"):
         tvmdevice.compile(_model(), "picky, c", registry=registry)
     assert "ADD" not in [t for _, t, _ in picky.PREPARED]
@@ -145,10 +150,10 @@ def test_a_refusal_by_every_device_names_each_reason(picky, registry, monkeypatc
     host = next(i for i in registry.pm.hook.tvmdevice_prepare_operator.get_hookimpls() if i.plugin is host_plugin)
     original = host.function
 
-    def refusing(device_type, options, graph, op):
+    def refusing(device_type, options, graph, op, op_data):
         if op.type == "ADD":
             raise NotSupportedError("c refuses ADD for this test")
-        return original(device_type, options, graph, op)
+        return original(device_type, options, graph, op, op_data)
 
     monkeypatch.setattr(host, "function", refusing)
     with pytest.raises(PlacementError, match=r"operator #\d+ ADD: no device of target .* \(picky: picky refuses "
