@@ -77,9 +77,6 @@ class Binding:
                 continue
             self._hooks[name] = (self._traced(name, impl, device) if self.trace
                                  else _direct(self.pm, name, impl, device))
-        # Pure getters need no framework checks: the instance attribute *is*
-        # the resolved implementation, one call from the caller.
-        device.get_current_stream = self._hooks["tvmdevice_get_current_stream"]  # type: ignore[method-assign]
 
     def hook(self, name: str) -> Callable[..., Any]:
         return self._hooks[name]
