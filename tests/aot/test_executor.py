@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import tvmdevice
 from tvmdevice import State
 from tvmdevice.aot.builder import ModelBuilder, demo_model
 from tvmdevice.aot.placement import VIEW
-from tvmdevice.errors import KernelError, LifecycleError, PlacementError, TVMDeviceError
+from tvmdevice.errors import InvalidArgumentError, KernelError, LifecycleError, PlacementError, TVMDeviceError
 from tvmdevice.host.kernels import run_graph
 from tvmdevice.tracing import Timeline
 
@@ -235,3 +236,63 @@ def test_option_maximum_is_declared_and_checked_at_parse():
         TargetOption("name", str, "", maximum=3)
     with pytest.raises(ValueError, match="minimum 5 exceeds maximum 2"):
         TargetOption("n", int, 3, minimum=5, maximum=2)
+
+
+# ------------------------------------------------------------- run-time input
+def _kws_like() -> bytes:
+    b = ModelBuilder(name="kws_like", seed=5)
+    x = b.input((1, 49, 10, 1), scale=0.05, zero_point=0)
+    b.output(b.conv2d(x, filters=2, kernel=3))
+    return b.build()
+
+
+@pytest.mark.parametrize("bad", [None, 3, "x", b"x", {"input": 1}], ids=repr)
+def test_inputs_that_are_not_a_list_of_arrays_are_refused(registry, bad):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry)
+    with module.executor() as ex:
+        with pytest.raises(InvalidArgumentError, match=rf"inputs must be a list of arrays, got "
+                                                       rf"{type(bad).__name__}; pass a list of 1 numpy array"):
+            ex.run(bad)
+
+
+def test_a_bare_array_is_refused_with_what_to_pass_instead(registry):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry)
+    x = np.zeros((1, 16, 16, 1), np.int8)
+    with module.executor() as ex:
+        with pytest.raises(InvalidArgumentError, match=r"got ndarray; .*e\.g\. run\(\[x\]\)"):
+            ex.run(x)
+        expected = ex.run([x])[0]
+        assert np.array_equal(ex.run((x,))[0], expected)  # any sequence of arrays
+        assert np.array_equal(ex.run(iter([x]))[0], expected)
+
+
+@pytest.mark.parametrize("shape", [(1, 10, 49, 1), (1, 49, 10), (49, 10, 1), (490,), (1, 1, 49, 10, 1)])
+def test_input_shapes_must_match_exactly(registry, shape):
+    module = tvmdevice.compile(_kws_like(), "c", registry=registry)
+    name = module.graph.tensors[module.graph.inputs[0]].name
+    with module.executor() as ex:
+        with pytest.raises(InvalidArgumentError, match=re.escape(f"input 0 ({name!r}) must have shape "
+                                                                 f"(1, 49, 10, 1), got {shape}")):
+            ex.run([np.zeros(shape, np.int8)])
+        x = np.random.default_rng(0).integers(-128, 128, (1, 49, 10, 1), dtype=np.int8)
+        assert np.array_equal(ex.run([x])[0], run_graph(module.graph, [x])[module.graph.outputs[0]])
+
+
+def test_an_input_that_is_not_an_array_is_refused(registry):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry)
+    with module.executor() as ex:
+        with pytest.raises(InvalidArgumentError, match=r"input 0 \('\w+'\) must be int8, got object"):
+            ex.run([None])
+        with pytest.raises(InvalidArgumentError, match=r"input 0 \('\w+'\) is not an array"):
+            ex.run([[[1, 2], [3]]])
+
+
+def test_nothing_is_accepted_after_close(registry):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry)
+    ex = module.executor()
+    x = np.zeros((1, 16, 16, 1), np.int8)
+    ex.close()
+    assert ex.closed
+    for call in (lambda: ex.set_inputs([x]), lambda: ex.run([x]), ex.invoke, lambda: ex.tensor(0)):
+        with pytest.raises(LifecycleError, match="executor is closed; create a new one"):
+            call()
