@@ -159,6 +159,18 @@ def test_c_kernel_failure_names_operator_and_device(registry):
     assert all(d.state is State.UNINITIALIZED for d in ex.devices)
 
 
+def test_a_kernel_status_outside_tvmd_status_t_is_a_kernel_error_naming_it(registry):
+    _fixture("fixture_accel")
+    registry.register(_fixture("fixture_c_failing"), "cfail")
+    module = tvmdevice.compile(_model(), "cfail, c", registry=registry)
+    with module.executor() as ex:
+        step = next(i for i, (label, _) in enumerate(ex.labels) if label.endswith("ADD"))
+        err = ex.bound._kernel_failed(step, 99)
+    assert type(err) is KernelError
+    assert str(err) == ("operator #3 ADD on device 'cfail' failed with status 99 "
+                        "(unknown status code 99, not one of tvmd_status_t)")
+
+
 def test_plan_check_catches_a_wrong_resource_handle(accel, registry):
     module = tvmdevice.compile(_model(), "accel, c", registry=registry)
     with module.executor() as ex:

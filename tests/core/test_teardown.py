@@ -394,6 +394,7 @@ def test_c_lifecycle_status_at_every_call_leaks_nothing(status, after):
     expected = executor_scenario(module, inputs).outputs[0]
     real = dict(table)
     problems = []
+    tried = {step: 0 for step in real}
     for step in real:
         k = 0
         while True:
@@ -416,6 +417,7 @@ def test_c_lifecycle_status_at_every_call_leaks_nothing(status, after):
                 table[step] = real[step]
             if calls[0] < k:
                 break  # every call of this step was tried
+            tried[step] += 1
             try:
                 assert_released(plan.devices)
                 assert outcome.raised and all(isinstance(e, TVMDeviceError) for e in outcome.raised), outcome.raised
@@ -430,4 +432,5 @@ def test_c_lifecycle_status_at_every_call_leaks_nothing(status, after):
                     assert all(np.array_equal(a, b) for a, b in zip(out, expected))
             except AssertionError as exc:
                 problems.append(f"{step} call {k}: {exc}")
+    assert all(tried.values()), f"a C lifecycle step was never called through the table: {tried}"
     assert not problems, "\n".join(problems)

@@ -195,8 +195,9 @@ class BoundPlan:
         label, device = self.labels[step]
         base = error_for_status(status, "")
         cls = KernelError if type(base) is TVMDeviceError else type(base)
+        # A known code is named by its class; an unknown one by error_for_status's text.
         return cls(f"operator {label} on device {device!r} failed with status {status} "
-                   f"({type(base).__name__})")
+                   f"({str(base) or type(base).__name__})")
 
 
 def _python_call(kernel: Any, params: Any, views: list[Any], dev: "Device", label: str) -> Any:
