@@ -22,6 +22,7 @@ from fault_injection import assert_released, device_scenario, executor_scenario,
 import tvmdevice
 from tvmdevice import State
 from tvmdevice.aot.builder import demo_model
+from tvmdevice.binding import DEVICE_HOOKS
 from tvmdevice.errors import (
     DeviceMemoryError,
     InvalidArgumentError,
@@ -354,7 +355,8 @@ def test_fault_at_every_device_api_call_leaks_nothing(registry, name, error, aft
                 assert all(np.array_equal(out[0], expected) for out in outcome.outputs), "wrong copy"
             except AssertionError as exc:
                 problems.append(f"{hook} call {k} ({error}, {'after' if after else 'before'}): {exc}")
-    assert len(census.calls) >= 15, sorted(census.calls)
+    # Every hook of the Device API is called (the shaped alloc reaches its hook only where a plugin has one).
+    assert set(DEVICE_HOOKS) - set(census.calls) <= {"tvmdevice_alloc_data_space_scoped"}, sorted(census.calls)
     assert not problems, f"{len(problems)} of {sum(census.calls.values())} cases:\n" + "\n".join(problems[:20])
 
 
