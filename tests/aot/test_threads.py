@@ -123,28 +123,25 @@ def test_close_waits_for_a_run_and_later_runs_are_refused(registry):
     module = tvmdevice.compile(demo_model(), "c", registry=registry)
     inputs, expected = _samples(module, 4)
     ex = module.executor()
-    stop = threading.Event()
 
-    def runner() -> tuple[int, list[BaseException]]:
-        done, errors = 0, []
+    def runner() -> tuple[int, LifecycleError]:
+        """Run until the executor refuses; every result before that is checked."""
+        done = 0
         while True:
             try:
                 (out,) = ex.run([inputs[done % 4]])
             except LifecycleError as exc:
-                errors.append(exc)
-                return done, errors
+                return done, exc
             assert np.array_equal(out, expected[done % 4])
             done += 1
-            if stop.is_set() and done > 1000:  # never reached: close refuses the next run
-                return done, errors
 
     with ThreadPoolExecutor(4) as pool:
         futures = [pool.submit(runner) for _ in range(4)]
         threading.Event().wait(0.05)
         ex.close()
-        stop.set()
         results = [f.result(timeout=30) for f in futures]
-    assert all(len(errors) == 1 and "executor is closed" in str(errors[0]) for _, errors in results)
+    assert all("executor is closed" in str(exc) for _, exc in results)
+    assert sum(done for done, _ in results) > 0
     assert all(d.state is State.UNINITIALIZED and not d.allocations for d in ex.devices)
 
 
