@@ -10,10 +10,14 @@ obtained before the fault are bit-exact.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import itertools
 import signal
 import sys
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pytest
@@ -33,6 +37,7 @@ from tvmdevice.errors import (
     TVMDeviceError,
     error_for_status,
 )
+from tvmdevice.lifecycle import Transition
 from tvmdevice.registry import Registry
 from tvmdevice.teardown import Steps
 
@@ -376,47 +381,69 @@ def _check_reported(outcome, hook: str, error: str) -> None:
 
 # ----------------------------------------------------- the C plugin's lifecycle
 C_STATUSES = [int(Status.GENERIC), int(Status.OUT_OF_MEMORY), 99]
+C_STEPS = [t.value for t in Transition]
+
+
+@contextmanager
+def c_status_at(step: str, k: int, status: int, after: bool) -> Iterator[list[int]]:
+    """Make the ``k``-th call of cmsis-nn's C ``TVMDeviceCmsisNn<Step>`` return ``status``.
+
+    The C functions cannot fail on demand, so the call into them is wrapped
+    where Python makes it: the core's lifecycle-capsule caller
+    (``tvmdevice._lifecycle.call``) where the plugin publishes a capsule, else
+    the plugin's own step table (``DEVICE_STEPS``).  With ``after`` the C
+    function runs first.  Yields the number of calls of ``step`` seen so far.
+    """
+    calls = [0]
+
+    def fail_kth(real: Callable[[], int]) -> int:
+        calls[0] += 1
+        if calls[0] != k:
+            return real()
+        if after:
+            real()
+        return status
+
+    if importlib.util.find_spec("tvmdevice._lifecycle") is not None:
+        caller = importlib.import_module("tvmdevice._lifecycle")
+        real_call = caller.call
+
+        def call(capsule: Any, name: str, handle: int) -> int:
+            if name != step:
+                return real_call(capsule, name, handle)
+            return fail_kth(lambda: real_call(capsule, name, handle))
+
+        caller.call = call
+        try:
+            yield calls
+        finally:
+            caller.call = real_call
+        return
+    table = importlib.import_module("tvmdevice_cmsis._kernels").DEVICE_STEPS
+    real_step = table[step]
+    table[step] = lambda handle: fail_kth(lambda: real_step(handle))
+    try:
+        yield calls
+    finally:
+        table[step] = real_step
 
 
 @pytest.mark.parametrize("after", [False, True], ids=["before", "after"])
 @pytest.mark.parametrize("status", C_STATUSES, ids=["generic", "out-of-memory", "unknown-99"])
 def test_c_lifecycle_status_at_every_call_leaks_nothing(status, after):
-    """cmsis-nn's TVMDeviceCmsisNn<Step> functions cannot fail on demand: their entries in
-    the extension's table are wrapped to return ``status`` at the k-th call (after the C
-    function ran, or instead of it)."""
+    """cmsis-nn's C lifecycle returns ``status`` at the k-th call of every step (see :func:`c_status_at`)."""
     installed = Registry()
     if "cmsis-nn" not in installed.device_names():
         pytest.skip("cmsis-nn not installed (pip install ./plugins/cmsis)")
-    kernels = importlib.import_module("tvmdevice_cmsis._kernels")
-    table = getattr(kernels, "DEVICE_STEPS", None)
-    if not isinstance(table, dict):
-        pytest.skip("tvmdevice_cmsis no longer exposes its C lifecycle as DEVICE_STEPS")
     module = tvmdevice.compile(demo_model(), "cmsis-nn, c", registry=installed)
     inputs = [np.random.default_rng(2).integers(-128, 128, (1, 16, 16, 1), dtype=np.int8)]
     expected = executor_scenario(module, inputs).outputs[0]
-    real = dict(table)
     problems = []
-    tried = {step: 0 for step in real}
-    for step in real:
-        k = 0
-        while True:
-            k += 1
-            calls = [0]
-
-            def failing(handle, _real=real[step], _k=k, _calls=calls):
-                _calls[0] += 1
-                if _calls[0] != _k:
-                    return _real(handle)
-                if after:
-                    _real(handle)
-                return status
-
-            table[step] = failing
-            try:
-                with inject() as plan:
-                    outcome = executor_scenario(module, inputs)
-            finally:
-                table[step] = real[step]
+    tried = {step: 0 for step in C_STEPS}
+    for step in C_STEPS:
+        for k in itertools.count(1):
+            with c_status_at(step, k, status, after) as calls, inject() as plan:
+                outcome = executor_scenario(module, inputs)
             if calls[0] < k:
                 break  # every call of this step was tried
             tried[step] += 1
@@ -434,5 +461,5 @@ def test_c_lifecycle_status_at_every_call_leaks_nothing(status, after):
                     assert all(np.array_equal(a, b) for a, b in zip(out, expected))
             except AssertionError as exc:
                 problems.append(f"{step} call {k}: {exc}")
-    assert all(tried.values()), f"a C lifecycle step was never called through the table: {tried}"
+    assert all(tried.values()), f"a C lifecycle step was never reached through the wrapped call: {tried}"
     assert not problems, "\n".join(problems)
