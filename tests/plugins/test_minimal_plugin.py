@@ -9,6 +9,7 @@ Micro (TFLM's own interpreter) on the device.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "minimal-plugin"
-
-pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "minimal-plugin"
 
 
 def _run(args: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> str:
@@ -47,11 +47,13 @@ def installed(tmp_path_factory) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_it_is_discovered_from_its_entry_point(installed):
     out = _run([sys.executable, "-m", "tvmdevice", "plugins"], env=installed)
     assert "minimal" in out and "0 plugin(s) failed" in out
 
 
+@pytest.mark.slow
 def test_it_passes_the_conformance_suite(installed):
     out = _run([sys.executable, "-m", "tvmdevice", "check", "minimal"], env=installed)
     assert "kernels" in out and "lifecycle" in out
@@ -78,11 +80,13 @@ RUN_MODELS = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_it_runs_add_models_bit_exact_with_tflm(installed):
     pytest.importorskip("tflite_micro")
     assert "bit-exact" in _run([sys.executable, "-c", RUN_MODELS], env=installed)
 
 
+@pytest.mark.slow
 def test_its_c_lifecycle_runs_on_the_device_struct(installed):
     script = textwrap.dedent("""
         import tvmdevice
@@ -94,3 +98,22 @@ def test_its_c_lifecycle_runs_on_the_device_struct(installed):
         print("ok")
     """)
     assert "ok" in _run([sys.executable, "-c", script], env=installed)
+
+
+def test_it_stays_minimal():
+    files = [f for f in EXAMPLE.rglob("*") if f.is_file() and "build" not in f.relative_to(EXAMPLE).parts
+             and f.suffix in (".py", ".pyx", ".c", ".h", ".toml", ".md")
+             and not (f.suffix == ".c" and f.with_suffix(".pyx").exists())]
+    lines = {str(f.relative_to(EXAMPLE)): len(f.read_text().splitlines()) for f in files}
+    assert sum(lines.values()) <= 120, lines
+
+
+def test_the_guide_quotes_its_files_verbatim():
+    guide = (ROOT / "docs" / "writing-a-plugin.md").read_text()
+    quoted = re.findall(r"^`(examples/minimal-plugin/[^`]+)`(?: \(excerpt\))?:\n\n```\w*\n(.*?)^```", guide,
+                        re.MULTILINE | re.DOTALL)
+    assert {path for path, _ in quoted} >= {"examples/minimal-plugin/" + f for f in (
+        "pyproject.toml", "setup.py", "csrc/minimal.c", "tvmdevice_minimal/device.py",
+        "tvmdevice_minimal/_ext.pyx", "tvmdevice_minimal/plugin.py")}
+    for path, text in quoted:
+        assert text in (ROOT / path).read_text(), f"docs/writing-a-plugin.md quotes {path} as it no longer is"
