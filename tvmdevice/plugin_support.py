@@ -36,9 +36,8 @@ LifecycleSource = Union[str, Callable[[], Any], Any]
 class _Capsule:
     """Resolves the source once, on first use."""
 
-    def __init__(self, source: LifecycleSource, device_name: str) -> None:
+    def __init__(self, source: LifecycleSource) -> None:
         self._source = source
-        self._device_name = device_name
         self._resolved: tuple[Any, Any] | None = None
 
     def get(self) -> tuple[Any, Any]:
@@ -74,7 +73,7 @@ def c_lifecycle(source: LifecycleSource, device_name: str) -> dict[str, Callable
         ready for the plugin module's namespace (``globals().update(...)``).
     """
     validate_device_name(device_name)
-    capsule = _Capsule(source, device_name)
+    capsule = _Capsule(source)
     return {t.hook_name: _hook(capsule, device_name, t) for t in Transition}
 
 
