@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..device_type import MemoryKind
-from ..errors import NotSupportedError, PlacementError
+from ..errors import NotSupportedError, PlacementError, Refusal
 from ..kernel import PreparedCall, is_c_kernel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,8 +43,8 @@ __all__ = ["OpPlacement", "Placement", "place", "aligned_bytes", "is_view", "VIE
 #: The ``device`` of a view operator's placement: it runs on no device.
 VIEW = "(view)"
 
-#: Operator types whose output is their input reinterpreted (used until the
-#: operator layer's op data says so itself, through ``OpData.is_view``).
+#: Operator types whose output is their input reinterpreted, for an operator
+#: the operator layer does not know (otherwise its ``OpData.is_view`` says).
 VIEW_TYPES = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
 
 #: Granule in which device memory is budgeted (the alignment of every device block).
@@ -131,13 +131,6 @@ def is_view(graph: "Graph", op: "Operator", op_data: Any) -> bool:
         return False
     src, dst = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     return not src.is_constant and src.nbytes == dst.nbytes and src.dtype == dst.dtype
-
-
-def _analyzer() -> Any:
-    """The operator layer's ``analyze``, or None while the layer has no op data (devices then get None)."""
-    from .. import ops
-
-    return getattr(ops, "analyze", None)
 
 
 class _Budget:
@@ -236,14 +229,13 @@ def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: boo
         takes one, or strict mode refused host fallback; the message names
         the operator(s) and every device's reason.
     """
-    analyze = _analyzer()
     slots = [_Slot(i, entry, registry) for i, entry in enumerate(target.entries)]
     last = len(slots) - 1
     ops: list[OpPlacement] = []
     aliases: dict[int, int] = {}
     offenders: list[OpPlacement] = []
     for op in graph.operators:
-        op_data = _analyze(analyze, graph, op)
+        op_data = _analyze(graph, op)
         if is_view(graph, op, op_data):
             aliases[op.outputs[0]] = aliases.get(op.inputs[0], op.inputs[0])
             ops.append(OpPlacement(op.index, op.type, VIEW, -1, op_data=op_data))
@@ -265,7 +257,7 @@ def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: boo
             offenders.append(chosen)
         ops.append(chosen)
     if offenders:
-        raise PlacementError(_strict_message(offenders, target))
+        raise PlacementError(_strict_message(offenders, target, len(aliases)))
     summary: dict[str, int] = {}
     for entry in target.entries:
         n = sum(1 for p in ops if p.device == entry.kind)
@@ -274,18 +266,17 @@ def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: boo
     return Placement(target, tuple(ops), strict, summary, aliases)
 
 
-def _analyze(analyze: Any, graph: "Graph", op: "Operator") -> Any:
-    if analyze is None:
-        return None
+def _analyze(graph: "Graph", op: "Operator") -> Any:
+    from ..ops import analyze
+
     try:
         return analyze(graph, op)
-    except NotSupportedError as exc:  # the operator layer's Refusal: TFLM itself does not run it
-        reason = getattr(exc, "reason", None) or str(exc)
-        raise PlacementError(f"operator #{op.index} {op.type}: {reason}; no device is asked, since TFLite Micro's "
-                             f"int8 kernels do not support it either — change the model") from exc
+    except Refusal as exc:  # TFLM itself does not run it: no device is asked
+        raise PlacementError(f"{exc.with_context(op=op)}; no device is asked, since TFLite Micro's int8 kernels "
+                             f"do not support it either: change or re-quantize the model") from exc
 
 
-def _strict_message(offenders: list[OpPlacement], target: "Target") -> str:
+def _strict_message(offenders: list[OpPlacement], target: "Target", views: int) -> str:
     host = target.entries[-1].kind
     lines = []
     for p in offenders:
@@ -295,4 +286,6 @@ def _strict_message(offenders: list[OpPlacement], target: "Target") -> str:
     lines.append(f"{len(offenders)} operator(s) would run on the host. Put a device that runs them in the target, "
                  f"raise the limits named above (target options), or compile without strict mode "
                  f"(--strict) to let the host run them.")
+    if views:
+        lines.append(f"({views} view operator(s) alias their input and need no device: not counted.)")
     return "\n".join(lines)
