@@ -1,14 +1,14 @@
-"""Build the cmsis-nn kernels: generate the device header, compile C99 + Cython.
+"""Build the cmsis-nn kernels: generate the headers, compile C99 + Cython.
 
-``tvm_device_cmsis_nn.h`` is generated from the layout declared in
-``tvmdevice_cmsis/device.py`` (the struct is written once, in Python) into the
-build directory, and the kernels compile against it and against the core's
-headers (``tvmdevice.get_include()``).
+The device struct, the params structs and the kernel table are declared once,
+in Python (``tvmdevice_cmsis/device.py``, ``tvmdevice_cmsis/kernel_table.py``);
+``tvmdevice_cmsis.headers`` turns them into C headers in the build directory
+and the kernels compile against those and the core's headers
+(``tvmdevice.get_include()``).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -17,28 +17,25 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 import tvmdevice
-from tvmdevice.headers import device_header
 
 HERE = Path(__file__).resolve().parent
 CSRC = HERE / "tvmdevice_cmsis" / "csrc"
 GENERATED = HERE / "build" / "generated"
 
 
-def _device_type():
-    # Load device.py by path: importing the package would need the extension
-    # this script is about to build.
-    spec = importlib.util.spec_from_file_location("_tvmdevice_cmsis_device", CSRC.parent / "device.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.DEVICE_TYPE
-
-
-def _write_header() -> None:
+def _write_headers() -> None:
+    # The declarations are pure Python; the package imports without the
+    # extension this script is about to build.
+    sys.path.insert(0, str(HERE))
+    try:
+        from tvmdevice_cmsis.headers import HEADERS
+    finally:
+        sys.path.remove(str(HERE))
     GENERATED.mkdir(parents=True, exist_ok=True)
-    target = GENERATED / "tvm_device_cmsis_nn.h"
-    text = device_header(_device_type())
-    if not target.exists() or target.read_text() != text:
-        target.write_text(text)
+    for name, render in HEADERS.items():
+        target, text = GENERATED / name, render()
+        if not target.exists() or target.read_text() != text:
+            target.write_text(text)
 
 
 def _compile_args() -> list[str]:
@@ -55,7 +52,7 @@ def _compile_args() -> list[str]:
             "-Werror=incompatible-pointer-types"]
 
 
-_write_header()
+_write_headers()
 sources = ["tvmdevice_cmsis/_kernels.pyx"] + sorted(
     str(p.relative_to(HERE)) for p in CSRC.glob("*.c")
 )

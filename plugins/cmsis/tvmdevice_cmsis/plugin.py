@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.aot.ir import Graph, Operator
     from tvmdevice.device import Device
     from tvmdevice.kernel import PreparedCall
+    from tvmdevice.ops import OpData
 
 #: Alignment of workspace blocks: a cache line, enough for any vector load.
 WORKSPACE_ALIGNMENT = 64
@@ -173,17 +174,12 @@ def tvmdevice_free_workspace(device: "Device", ptr: int) -> None:
 
 
 # ------------------------------------------------------------------- kernels
-@hookimpl
-def tvmdevice_check_operator(device_type: DeviceType, options: dict[str, Any], graph: "Graph",
-                             op: "Operator") -> str | None:
-    from .ops import refusal
-
-    return refusal(graph, op)
-
-
+# No check_operator: the default pre-filter (the operator is one of
+# DEVICE_TYPE.operators) is all there is to check cheaply; prepare decides,
+# raising a Refusal placement reports before trying the next device.
 @hookimpl
 def tvmdevice_prepare_operator(device_type: DeviceType, options: dict[str, Any], graph: "Graph",
-                               op: "Operator") -> "PreparedCall":
+                               op: "Operator", op_data: "OpData | None") -> "PreparedCall":
     from .kernels import prepare
 
-    return prepare(graph, op)
+    return prepare(graph, op, op_data)
