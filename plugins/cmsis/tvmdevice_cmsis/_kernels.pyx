@@ -160,7 +160,7 @@ def requantize(const int32_t[::1] acc, const int32_t[::1] multiplier, const int3
     """The kernels' vectorized requantization (``tvmd_cmsis_requantize_s8``) over arrays."""
     from tvmdevice.params import ParamsStruct
 
-    from tvmdevice_cmsis.ops._common import QUANT
+    from tvmdevice_cmsis.kernel_table import QUANT
 
     q = ParamsStruct(QUANT, {"input_offset": 0, "output_offset": output_offset, "act_min": act_min,
                              "act_max": act_max})

@@ -82,7 +82,8 @@ def _prepare(graph: "Graph", op: "Operator", data: OpData | None) -> PreparedCal
         raise Refusal(f"{_DEVICE} has no {op.type} kernel")
     if data is None:
         data = analyze(graph, op)
-    plan = kernel.prepare(graph, op, data) if kernel.prepare else KernelPlan()
+    step = kernel.prepare_step()
+    plan = step(graph, op, data) if step else KernelPlan()
     runs = KERNEL_BY_KIND[plan.kind] if plan.kind else kernel
     params = KernelParams(runs.layout, data, call_buffers(graph, op),
                           **{**plan.values, "kind": runs.index})

@@ -174,15 +174,15 @@ def tvmdevice_free_workspace(device: "Device", ptr: int) -> None:
 
 
 # ------------------------------------------------------------------- kernels
-# No check_operator: the default pre-filter (the operator is one of
-# DEVICE_TYPE.operators) is all there is to check cheaply; prepare decides,
-# raising a Refusal placement reports before trying the next device.
 @hookimpl
 def tvmdevice_workspace_capacity(device_type: DeviceType, options: dict[str, Any]) -> int | None:
     # -scratch_kb=0 means no limit of the device's own.
     return int(options.get("scratch_kb", 0)) * 1024 or None
 
 
+# No check_operator: the default pre-filter (the operator is one of
+# DEVICE_TYPE.operators) is all there is to check cheaply; prepare decides,
+# raising a Refusal that placement reports before trying the next device.
 @hookimpl
 def tvmdevice_prepare_operator(device_type: DeviceType, options: dict[str, Any], graph: "Graph",
                                op: "Operator", op_data: "OpData | None") -> "PreparedCall":

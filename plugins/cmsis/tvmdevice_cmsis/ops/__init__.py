@@ -1,11 +1,8 @@
-"""cmsis-nn's own part of preparing an operator: params struct layouts, limits and weight packing.
+"""cmsis-nn's own part of preparing an operator: its limits and weight packing.
 
-The TFLM op data comes from the core's operator layer (:mod:`tvmdevice.ops`);
-each module here declares its kernels' params structs
-(:class:`~tvmdevice.layout.Layout`) and a ``prepare`` step that adds what is
-cmsis-nn's alone (rearranged weights, block sizes, the bounds of its C loops).
-:data:`tvmdevice_cmsis.kernel_table.KERNELS` ties them to the kernels.
-
-Pure Python (numpy and the core only): the build imports these modules to
-generate the C headers.
+The TFLM op data comes from the core's operator layer (:mod:`tvmdevice.ops`)
+and the params structs are declared in :mod:`tvmdevice_cmsis.kernel_table`;
+each ``prepare`` step here adds only what is cmsis-nn's (rearranged weights,
+block sizes, the bounds of its C loops) and returns a
+:class:`~tvmdevice_cmsis.ops._common.KernelPlan`.
 """

@@ -17,39 +17,18 @@ import numpy as np
 
 from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.errors import Refusal
-from tvmdevice.layout import Field, Layout
 from tvmdevice.ops import OPERATORS
 
+from ..kernel_table import GEMM_COLS, NB
+
 __all__ = [
-    "BufferSpec", "KernelPlan", "QUANT", "NB", "GEMM_COLS", "MAX_DIMS", "MAX_ABS_INPUT", "int32_fields",
-    "call_buffers", "check_extent", "constant", "check_accumulator", "padded", "pair_interleaved",
+    "BufferSpec", "KernelPlan", "MAX_ABS_INPUT", "call_buffers", "check_extent", "constant", "check_accumulator",
+    "padded", "pair_interleaved",
 ]
 
 INT32_MAX = 2**31 - 1
 #: |int8 value - int8 zero point| <= 255: the largest input operand of a dot product.
 MAX_ABS_INPUT = 255
-#: Output-channel block of the depthwise loops; depthwise taps are padded to it (``TVMD_CMSIS_NB``).
-NB = 16
-#: GEMM output columns are padded to a multiple of this: one AVX-512 vector of int32 (``TVMD_CMSIS_GEMM_COLS``).
-GEMM_COLS = 16
-#: Highest tensor rank of the ADD/MUL broadcast loop (``TVMD_CMSIS_MAX_DIMS``).
-MAX_DIMS = 6
-
-
-def int32_fields(*names: str) -> tuple[Field, ...]:
-    """Plain ``int32_t`` members, for the many shape and geometry members of the params structs."""
-    return tuple(Field(name, "int32_t") for name in names)
-
-
-#: The quantities every weighted kernel requantizes with (filled from the op data by name).
-QUANT = Layout("tvmd_cmsis_quant_t", (
-    Field("input_offset", "int32_t", doc="-input zero point"),
-    Field("output_offset", "int32_t", doc="output zero point"),
-    Field("act_min", "int32_t", doc="fused activation clamp, int8 range"),
-    Field("act_max", "int32_t"),
-), doc="Quantities every weighted cmsis-nn kernel shares.")
-
-
 @dataclass(frozen=True)
 class BufferSpec:
     """What one kernel buffer must be: element count and dtype (shape for messages).

@@ -1,4 +1,4 @@
-"""CONV_2D and DEPTHWISE_CONV_2D: the params structs and cmsis-nn's weight packing.
+"""CONV_2D and DEPTHWISE_CONV_2D: cmsis-nn's weight packing and limits.
 
 The op data (geometry, padding, offsets, per-channel multipliers and shifts,
 activation range) is the core's :class:`tvmdevice.ops.conv.ConvData`.  Here
@@ -14,51 +14,12 @@ import numpy as np
 
 from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.errors import Refusal
-from tvmdevice.layout import Field, Layout
 from tvmdevice.ops import ConvData
 
+from ..kernel_table import GEMM_COLS
 from . import _common as c
 
-__all__ = ["CONV_PARAMS", "DEPTHWISE_PARAMS", "prepare_conv", "prepare_depthwise"]
-
-_GEOMETRY = c.int32_fields("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "out_ch")
-_WINDOW = c.int32_fields("stride_h", "stride_w", "dilation_h", "dilation_w", "pad_h", "pad_w")
-_NUM_INPUTS = Field("num_inputs", "int32_t", doc="2 (no bias slot) or 3 (bias slot, NULL when absent)")
-_REQUANT = (
-    Field("q", c.QUANT),
-    Field("macs", "uint64_t", doc="multiply-accumulates of one call"),
-)
-_CHANNEL_QUANT = (
-    Field("multiplier", "const int32_t*", doc="[out_ch]"),
-    Field("shift", "const int32_t*", doc="[out_ch]"),
-)
-
-CONV_PARAMS = Layout("tvmd_cmsis_conv_params_t", (
-    Field("kind", "uint32_t", doc="TVMD_CMSIS_KIND_CONV"),
-    _NUM_INPUTS,
-    *_GEOMETRY,
-    *c.int32_fields("filter_h", "filter_w", "filter_in_ch", "groups"),
-    *_WINDOW,
-    Field("k", "int32_t", doc="filter_h * filter_w * filter_in_ch"),
-    Field("k_pairs", "int32_t", doc="(k + 1) / 2: im2col rows hold 2 * k_pairs values"),
-    Field("ldw", "int32_t", doc="out_ch / groups rounded up to TVMD_CMSIS_GEMM_COLS"),
-    *_REQUANT,
-    Field("weights", "const int16_t*", doc="[groups][k_pairs][ldw][2]: pair-interleaved, zero padded"),
-    *_CHANNEL_QUANT,
-), doc="CONV_2D, NHWC input, OHWI filter (grouped when filter_in_ch < in_ch).")
-
-DEPTHWISE_PARAMS = Layout("tvmd_cmsis_depthwise_conv_params_t", (
-    Field("kind", "uint32_t", doc="TVMD_CMSIS_KIND_DEPTHWISE_CONV"),
-    _NUM_INPUTS,
-    *_GEOMETRY,
-    Field("depth_multiplier", "int32_t"),
-    *c.int32_fields("filter_h", "filter_w"),
-    *_WINDOW,
-    Field("cp", "int32_t", doc="out_ch rounded up to TVMD_CMSIS_NB"),
-    *_REQUANT,
-    Field("weights", "const float*", doc="[filter_h * filter_w][cp], zero padded (exact integers)"),
-    *_CHANNEL_QUANT,
-), doc="DEPTHWISE_CONV_2D, NHWC input, [1, KH, KW, in_ch * depth_multiplier] filter.")
+__all__ = ["prepare_conv", "prepare_depthwise"]
 
 #: The depthwise kernel's float copy of the image (and its int32 offsets) must stay below this many values.
 _MAX_DEPTHWISE_IMAGE = 2**29
@@ -86,7 +47,7 @@ def _gemm_plan(data: ConvData, weights: np.ndarray, groups: int) -> c.KernelPlan
     packed = np.concatenate([c.pair_interleaved(flat[g]) for g in range(groups)])
     return c.KernelPlan(
         {"filter_in_ch": filter_in_ch, "groups": groups, "k": k, "k_pairs": (k + 1) // 2,
-         "ldw": c.padded(per_group, c.GEMM_COLS), "q": data, "weights": packed},
+         "ldw": c.padded(per_group, GEMM_COLS), "q": data, "weights": packed},
         kind="conv")
 
 

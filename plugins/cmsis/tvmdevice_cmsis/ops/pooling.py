@@ -1,4 +1,4 @@
-"""AVERAGE_POOL_2D and MAX_POOL_2D: the params struct.
+"""AVERAGE_POOL_2D and MAX_POOL_2D: cmsis-nn's coordinate bound.
 
 Everything the kernels need is the core's :class:`tvmdevice.ops.pooling.PoolData`
 (TFLM's int8 pooling does not rescale: the operator layer enforces TFLM's
@@ -9,19 +9,11 @@ coordinate bound.
 from __future__ import annotations
 
 from tvmdevice.aot.ir import Graph, Operator
-from tvmdevice.layout import Field, Layout
 from tvmdevice.ops import PoolData
 
 from . import _common as c
 
-__all__ = ["PARAMS", "prepare"]
-
-PARAMS = Layout("tvmd_cmsis_pool_params_t", (
-    Field("kind", "uint32_t", doc="TVMD_CMSIS_KIND_AVG_POOL or TVMD_CMSIS_KIND_MAX_POOL"),
-    *c.int32_fields("batches", "in_h", "in_w", "channels", "out_h", "out_w", "filter_h", "filter_w", "stride_h",
-                    "stride_w", "pad_h", "pad_w", "act_min", "act_max"),
-), doc="AVERAGE_POOL_2D and MAX_POOL_2D (kind tells which).")
-
+__all__ = ["prepare"]
 
 def prepare(graph: Graph, op: Operator, data: PoolData) -> c.KernelPlan:
     """Nothing to pack; with TFLM's padding every window overlaps the image, so the
