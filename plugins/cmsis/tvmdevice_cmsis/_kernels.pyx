@@ -6,16 +6,18 @@
   :data:`tvmdevice_cmsis.kernel_table.KERNELS`) and its C name.
 * ``scratch_bytes(index, address)``: the kernel's scratch size query,
   ``tvmd_cmsis_<kind>_s8_get_buffer_size``, on a filled params struct.
-* ``device_*``: the ``TVMDeviceCmsisNn<Hook>`` lifecycle functions.
+* ``LIFECYCLE``: the ``TVMDeviceCmsisNn<Hook>`` lifecycle functions, as one capsule.
 
 The kernel table is built from the generated ``TVMD_CMSIS_KERNELS`` list and
 the params structs are filled by :class:`tvmdevice.params.ParamsStruct`:
 nothing here names a kernel or a struct member.
 """
-from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
+from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.stdint cimport int8_t, int32_t, uintptr_t
 
-from tvmdevice.kernel_abi cimport TVMD_KERNEL_CAPSULE, tvmd_kernel_t
+from tvmdevice.capsules cimport kernel_capsule as _kernel_capsule, lifecycle_capsule
+from tvmdevice.kernel_abi cimport tvmd_kernel_t
+from tvmdevice.lifecycle_abi cimport tvmd_lifecycle_t
 
 cdef extern from "tvmd_cmsis_nn.h" nogil:
     enum: TVMD_CMSIS_NUM_KINDS
@@ -25,25 +27,19 @@ cdef extern from "tvmd_cmsis_nn.h" nogil:
     void tvmd_cmsis_requantize_s8(const int32_t* acc, const int32_t* multiplier, const int32_t* shift,
                                   int32_t n, const tvmd_cmsis_quant_t* q, int8_t* out)
 
-cdef extern from "tvm_device_cmsis_nn.h" nogil:
-    ctypedef struct tvm_device_cmsis_nn_t:
-        pass
-    int32_t TVMDeviceCmsisNnInit(tvm_device_cmsis_nn_t* device)
-    int32_t TVMDeviceCmsisNnOpen(tvm_device_cmsis_nn_t* device)
-    int32_t TVMDeviceCmsisNnActivate(tvm_device_cmsis_nn_t* device)
-    int32_t TVMDeviceCmsisNnDeactivate(tvm_device_cmsis_nn_t* device)
-    int32_t TVMDeviceCmsisNnClose(tvm_device_cmsis_nn_t* device)
-    int32_t TVMDeviceCmsisNnDestroy(tvm_device_cmsis_nn_t* device)
-
 cdef extern from "tvmdevice/quant.h" nogil:
     int32_t tvmd_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int shift)
 
 # One tvmd_kernel_t and one scratch size query per kernel, in kind order,
-# expanded from the generated TVMD_CMSIS_KERNELS list.
+# expanded from the generated TVMD_CMSIS_KERNELS list; the lifecycle table.
 cdef extern from *:
     """
     #include "tvmdevice/kernel_abi.h"
+    #include "tvmdevice/lifecycle_abi.h"
+    #include "tvm_device_cmsis_nn.h"
     #include "tvmd_cmsis_nn.h"
+
+    static const tvmd_lifecycle_t tvmd_cmsis_lifecycle = TVMD_LIFECYCLE(CmsisNn);
 
     #define TVMD_CMSIS_KERNEL_ENTRY(KIND, fn, params_t) TVMD_KERNEL_INIT(#fn, fn),
     static const tvmd_kernel_t tvmd_cmsis_kernel_table[TVMD_CMSIS_NUM_KINDS] = {
@@ -59,6 +55,7 @@ cdef extern from *:
         TVMD_CMSIS_KERNELS(TVMD_CMSIS_SCRATCH_ENTRY)
     };
     """
+    const tvmd_lifecycle_t tvmd_cmsis_lifecycle
     ctypedef size_t (*tvmd_cmsis_scratch_fn)(const void* params)
     const tvmd_kernel_t* tvmd_cmsis_kernel_table
     const tvmd_cmsis_scratch_fn* tvmd_cmsis_scratch_table
@@ -75,7 +72,7 @@ cdef int _index(int index) except -1:
 
 def kernel_capsule(int index):
     """The ``"tvmdevice.kernel"`` capsule of kernel ``index``."""
-    return PyCapsule_New(<void*>&tvmd_cmsis_kernel_table[_index(index)], TVMD_KERNEL_CAPSULE, NULL)
+    return _kernel_capsule(&tvmd_cmsis_kernel_table[_index(index)])
 
 
 def kernel_name(int index):
@@ -92,45 +89,9 @@ def scratch_bytes(int index, uintptr_t address):
 
 
 # -------------------------------------------------------------- lifecycle
-cdef tvm_device_cmsis_nn_t* _device(size_t address) except NULL:
-    if address == 0:
-        raise ValueError("NULL device struct")
-    return <tvm_device_cmsis_nn_t*>address
-
-
-def device_init(size_t address):
-    """``TVMDeviceCmsisNnInit`` on the struct at ``address``; returns the status."""
-    return TVMDeviceCmsisNnInit(_device(address))
-
-
-def device_open(size_t address):
-    """``TVMDeviceCmsisNnOpen``; returns the status."""
-    return TVMDeviceCmsisNnOpen(_device(address))
-
-
-def device_activate(size_t address):
-    """``TVMDeviceCmsisNnActivate``; returns the status."""
-    return TVMDeviceCmsisNnActivate(_device(address))
-
-
-def device_deactivate(size_t address):
-    """``TVMDeviceCmsisNnDeactivate``; returns the status."""
-    return TVMDeviceCmsisNnDeactivate(_device(address))
-
-
-def device_close(size_t address):
-    """``TVMDeviceCmsisNnClose``; returns the status."""
-    return TVMDeviceCmsisNnClose(_device(address))
-
-
-def device_destroy(size_t address):
-    """``TVMDeviceCmsisNnDestroy``; returns the status."""
-    return TVMDeviceCmsisNnDestroy(_device(address))
-
-
-#: The lifecycle functions by step name, for the plugin's hooks.
-DEVICE_STEPS = {"init": device_init, "open": device_open, "activate": device_activate,
-                "deactivate": device_deactivate, "close": device_close, "destroy": device_destroy}
+#: The ``"tvmdevice.lifecycle"`` capsule of ``TVMDeviceCmsisNn{Init,...,Destroy}``
+#: (``tvmdevice.plugin_support.c_lifecycle`` makes the lifecycle hooks of it).
+LIFECYCLE = lifecycle_capsule(&tvmd_cmsis_lifecycle)
 
 
 # ----------------------------------------------------------------- testing

@@ -1,21 +1,20 @@
-"""The C headers the build generates from the plugin's Python declarations.
+"""The kernel headers the build generates from :mod:`tvmdevice_cmsis.kernel_table`.
 
-* ``tvm_device_cmsis_nn.h``: the device struct and lifecycle prototypes
-  (from :data:`tvmdevice_cmsis.device.DEVICE_TYPE`);
-* ``tvmd_cmsis_params.h``: every kernel params struct (from the layouts of
-  :data:`tvmdevice_cmsis.kernel_table.KERNELS`);
+* ``tvmd_cmsis_params.h``: every kernel params struct
+  (:func:`tvmdevice.headers.structs_header`);
 * ``tvmd_cmsis_kernels.h``: the kernel enum, the kernels' prototypes, the
   ``TVMD_CMSIS_KERNELS`` X-macro list and the constants the C loops share
   with the Python packing.
 
-The hand-written ``csrc/tvmd_cmsis_nn.h`` includes the last two.  Pure Python.
+The hand-written ``csrc/tvmd_cmsis_nn.h`` includes them; the device header
+``tvm_device_cmsis_nn.h`` comes from :mod:`tvmdevice.build`.  Pure Python.
 """
 
 from __future__ import annotations
 
-from tvmdevice.headers import device_header, structs_header
+from tvmdevice.headers import structs_header
 
-from .device import API_VERSION, DEVICE_TYPE
+from .device import API_VERSION
 from .kernel_table import GEMM_COLS, KERNELS, MAX_DIMS, NB, PARAMS_LAYOUTS
 
 __all__ = ["HEADERS", "params_header", "kernels_header"]
@@ -80,13 +79,8 @@ typedef enum {{
 """
 
 
-def _device_header() -> str:
-    return device_header(DEVICE_TYPE)
-
-
 #: File name -> function returning its text, for the build and the header tests.
 HEADERS = {
-    "tvm_device_cmsis_nn.h": _device_header,
     "tvmd_cmsis_params.h": params_header,
     "tvmd_cmsis_kernels.h": kernels_header,
 }
