@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 from setuptools import setup
-
 from tvmdevice.build import GENERATED_DIR, extensions, load_declarations
 
 HERE = Path(__file__).resolve().parent

@@ -9,16 +9,16 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import tvmdevice
+from tvmdevice.headers import device_header
+from tvmdevice.layout import ILP32, LP64, DataModel, Layout
+from tvmdevice.ops import OPERATORS
+
 import tvmdevice_cmsis
 from tvmdevice_cmsis import _kernels
 from tvmdevice_cmsis.device import DEVICE_TYPE, KERNEL_KINDS, LAYOUT
 from tvmdevice_cmsis.headers import HEADERS
 from tvmdevice_cmsis.kernel_table import KERNELS, PARAMS_LAYOUTS
-
-import tvmdevice
-from tvmdevice.headers import device_header
-from tvmdevice.layout import ILP32, LP64, DataModel, Layout
-from tvmdevice.ops import OPERATORS
 
 CSRC = Path(tvmdevice_cmsis.__file__).resolve().parent / "csrc"
 

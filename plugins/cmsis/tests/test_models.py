@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SIMD_PATHS, random_inputs, simd_path
-from tvmdevice_cmsis import kernels
-from tvmdevice_cmsis.runner import GraphRunner
-
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.errors import Refusal
 from tvmdevice.ops import analyze
 from tvmdevice.testing.oracle import tflm_run
+
+from tvmdevice_cmsis import kernels
+from tvmdevice_cmsis.runner import GraphRunner
+
+from conftest import SIMD_PATHS, random_inputs, simd_path
 
 MODELS = ["hello_world_int8", "micro_speech_int8", "kws_dscnn_int8", "ad_fc_autoencoder_int8"]
 

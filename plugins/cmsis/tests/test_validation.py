@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import op_arrays, random_inputs, single
-from tvmdevice._abi import invoke_kernel
-from tvmdevice_cmsis import kernels
-from tvmdevice_cmsis.runner import GraphRunner
-
 import tvmdevice
+from tvmdevice._abi import invoke_kernel
 from tvmdevice.aot.ir import Quantization
 from tvmdevice.errors import InvalidArgumentError, LifecycleError, ModelError, NotSupportedError
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import analyze
+
+from tvmdevice_cmsis import kernels
+from tvmdevice_cmsis.runner import GraphRunner
+
+from conftest import op_arrays, random_inputs, single
 
 
 def conv_graph(**params):

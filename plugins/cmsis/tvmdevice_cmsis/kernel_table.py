@@ -21,8 +21,9 @@ generate the headers and plugin discovery imports it through the device type.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from tvmdevice.layout import Field, Layout
 
@@ -79,7 +80,8 @@ CONV_PARAMS = Layout("tvmd_cmsis_conv_params_t", (
 ), doc="CONV_2D, NHWC input, OHWI filter (grouped when filter_in_ch < in_ch).")
 
 DEPTHWISE_PARAMS = Layout("tvmd_cmsis_depthwise_conv_params_t", (
-    _kind("TVMD_CMSIS_KIND_DEPTHWISE_CONV"), _NUM_INPUTS, *_GEOMETRY, *_int32("depth_multiplier", "filter_h", "filter_w"),
+    _kind("TVMD_CMSIS_KIND_DEPTHWISE_CONV"), _NUM_INPUTS, *_GEOMETRY,
+    *_int32("depth_multiplier", "filter_h", "filter_w"),
     *_WINDOW,
     Field("cp", "int32_t", doc="out_ch rounded up to TVMD_CMSIS_NB"),
     *_REQUANT,

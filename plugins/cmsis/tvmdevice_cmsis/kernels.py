@@ -13,10 +13,10 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
 from tvmdevice._abi import invoke_kernel, params_address
 from tvmdevice.errors import InvalidArgumentError, NotSupportedError, Refusal, error_for_status
 from tvmdevice.kernel import PreparedCall

@@ -13,10 +13,10 @@ output buffer is a view of the input buffer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-
 from tvmdevice.aot._runloop import RunLoop
 from tvmdevice.errors import InvalidArgumentError, NotSupportedError, error_for_status
 from tvmdevice.memory import aligned_empty

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
 from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.errors import Refusal
 from tvmdevice.ops import OPERATORS

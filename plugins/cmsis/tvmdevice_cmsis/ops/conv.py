@@ -11,7 +11,6 @@ to the kernels' blocks.
 from __future__ import annotations
 
 import numpy as np
-
 from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.errors import Refusal
 from tvmdevice.ops import ConvData

@@ -10,7 +10,6 @@ int16 pair-interleaved layout of the C GEMM.
 from __future__ import annotations
 
 import numpy as np
-
 from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.ops import FullyConnectedData
 
