@@ -4,6 +4,7 @@ and the device agree with it, and C compilers agree with its struct layouts."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -103,3 +104,15 @@ def test_the_kernels_compile_for_cortex_m(tmp_path):
                                str(tmp_path), "-I", str(CSRC), "-I", tvmdevice.get_include(), "-c", str(source),
                                "-o", str(tmp_path / f"{source.stem}.o")], capture_output=True, text=True)
         assert done.returncode == 0, f"{source.name}: {done.stderr}"
+
+
+#: The files every kernel goes through; adding a kernel must not touch them (README: adding an operator).
+GENERIC = ("kernels.py", "runner.py", "plugin.py", "device.py", "headers.py", "_kernels.pyx", "csrc/tvmd_cmsis_nn.h")
+
+
+@pytest.mark.parametrize("name", GENERIC)
+def test_generic_files_name_no_kernel(name):
+    text = (Path(tvmdevice_cmsis.__file__).resolve().parent / name).read_text()
+    for k in KERNELS:
+        for word in (k.symbol, k.enum, k.layout.c_type, k.op_type):
+            assert not re.search(rf"\b{word}\b", text), f"{name} names {word}: a new kernel would have to edit it"

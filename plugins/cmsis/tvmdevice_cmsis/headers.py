@@ -52,7 +52,7 @@ extern "C" {{
 
 /* Version of the device struct and kernel contract (api_version member). */
 #define TVMD_CMSIS_API_VERSION {API_VERSION}u
-/* Highest tensor rank of the ADD/MUL broadcast loop. */
+/* Highest tensor rank of the elementwise kernels' broadcast loop. */
 #define TVMD_CMSIS_MAX_DIMS {MAX_DIMS}
 /* Channel block of the depthwise loops; depthwise taps are padded to it. */
 #define TVMD_CMSIS_NB {NB}
