@@ -20,6 +20,7 @@ import numpy as np
 from tvmdevice._abi import invoke_kernel, params_address
 from tvmdevice.errors import InvalidArgumentError, NotSupportedError, Refusal, error_for_status
 from tvmdevice.kernel import PreparedCall
+from tvmdevice.layout import Layout
 from tvmdevice.memory import address_of, aligned_empty
 from tvmdevice.ops import OpData, analyze
 from tvmdevice.params import ParamsStruct
@@ -44,7 +45,7 @@ class KernelParams(ParamsStruct):
         each buffer, in call order (inputs, outputs; scratch is not listed).
     """
 
-    def __init__(self, layout, values, buffers: tuple[BufferSpec, ...], **extras: Any) -> None:
+    def __init__(self, layout: Layout, values: Any, buffers: tuple[BufferSpec, ...], **extras: Any) -> None:
         super().__init__(layout, values, **extras)
         self.buffers = buffers
 
@@ -67,21 +68,21 @@ def prepare(graph: "Graph", op: "Operator", op_data: OpData | None = None) -> Pr
 
     :param op_data: the operator's op data when the caller has it (the
         pipeline computes it once per operator); computed here otherwise.
-    :raises Refusal: the kernels cannot run this operator (the reason says why).
+    :raises Refusal: the operator layer or the kernels cannot run this
+        operator (the reason says why).
     :raises ModelFormatError: the operator is malformed.
     """
+    data = analyze(graph, op) if op_data is None else op_data
     try:
-        return _prepare(graph, op, op_data)
+        return _prepare(graph, op, data)
     except Refusal as exc:
         raise exc.with_context(op=op, device=_DEVICE) from None
 
 
 def _prepare(graph: "Graph", op: "Operator", data: OpData | None) -> PreparedCall:
     kernel = KERNEL_BY_OP.get(op.type)
-    if kernel is None:
+    if kernel is None or data is None:
         raise Refusal(f"{_DEVICE} has no {op.type} kernel")
-    if data is None:
-        data = analyze(graph, op)
     step = kernel.prepare_step()
     plan = step(graph, op, data) if step else KernelPlan()
     runs = KERNEL_BY_KIND[plan.kind] if plan.kind else kernel
