@@ -23,6 +23,7 @@ def _elements(shape: tuple[int, ...]) -> int:
 
 
 def prepare(graph: Graph, op: Operator, data: ElementwiseData) -> c.KernelPlan:
+    """The loop's shape and strides, padded to ``MAX_DIMS`` entries."""
     n1, n2 = _elements(data.in1_shape), _elements(data.in2_shape)
     if data.in1_shape == data.in2_shape or (n1 in (1, data.size) and n2 in (1, data.size)):
         # Same layout or a scalar operand: one flat loop.
