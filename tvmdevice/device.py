@@ -137,6 +137,7 @@ class Device:
         self._check_transition(Transition.CLOSE)
         steps = Steps(f"closing device {self.name!r}")
         steps.run(self._free_leftovers)
+        steps.run(self._release_orphans)
         steps.run(self._transition, Transition.CLOSE, self._binding.hook("tvmdevice_close"))
         steps.raise_errors()
 
@@ -220,6 +221,22 @@ class Device:
         # not stop the release half-way.
         steps.run(self._report_leftovers, leftovers, streams, failures)
         steps.raise_errors()
+
+    def _release_orphans(self) -> None:
+        """Release what the framework's own host heap still holds after every tracked block was freed.
+
+        Such a block was handed out by an allocation call that then failed
+        (so it was never tracked).  Only the framework's heap is the
+        framework's to clear: a plugin's own memory is the plugin's business
+        at Close.
+        """
+        heap = self.plugin_state.get("heap")
+        if heap is None or not len(heap) or not self._binding.is_default("tvmdevice_alloc_data_space"):
+            return
+        blocks, nbytes = len(heap), heap.bytes_in_use
+        heap.clear()
+        warnings.warn(f"device {self.name!r}: {blocks} host block(s), {nbytes} B, handed out by an allocation "
+                      f"that then failed were never tracked; released at Close", LeakWarning, stacklevel=2)
 
     def _force_free(self, steps: Steps, hook: str, handle: int, what: str) -> list[str]:
         """Free one leftover through ``hook``: a failure is returned for the report, an interrupt kept."""

@@ -463,3 +463,18 @@ def test_c_lifecycle_status_at_every_call_leaks_nothing(status, after):
                 problems.append(f"{step} call {k}: {exc}")
     assert all(tried.values()), f"a C lifecycle step was never reached through the wrapped call: {tried}"
     assert not problems, "\n".join(problems)
+
+
+def test_close_releases_what_the_framework_heap_handed_out_to_a_failed_alloc(registry):
+    """accel's memory is the framework's host heap: a block allocated by a call that then
+    failed is never tracked, and Close releases it and says so."""
+    registry.register(_fixture("fixture_accel"), "accel")  # host memory from the framework's defaults
+    dev = _opened(registry, "accel")
+    assert dev._binding.is_default("tvmdevice_alloc_data_space")
+    with inject("tvmdevice_alloc_data_space", 1, after=True), pytest.raises(TVMDeviceError, match="injected"):
+        dev.alloc_data_space(40)
+    assert dev.allocations == {} and len(dev.plugin_state["heap"]) == 1
+    with pytest.warns(LeakWarning, match=r"1 host block\(s\), 40 B, handed out by an allocation that then failed"):
+        dev.close()
+    assert len(dev.plugin_state["heap"]) == 0
+    dev.destroy()
