@@ -199,7 +199,8 @@ def decode_options(op_type: str, op: Any, where: str) -> dict[str, Any]:
 
     :param where: "operator 3 (CONV_2D)", used in error messages.
     :raises UnsupportedOperatorError: for option values tvmdevice does not implement.
-    :raises ModelFormatError: for a missing or mistyped options table.
+    :raises ModelFormatError: for a missing or mistyped options table, or a value no
+        TFLite runtime accepts (an unknown ``quantized_bias_type``).
     """
     if op_type not in _DECODERS:
         return {}
