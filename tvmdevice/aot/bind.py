@@ -114,8 +114,11 @@ class BoundPlan:
         return self.blocks[memory][pool.block_of[key]]
 
     def view(self, tensor: int) -> np.ndarray:
-        """The host-arena view of a non-constant tensor (typed and shaped)."""
+        """The host-arena view of a non-constant tensor (typed and shaped); a constant's own read-only data
+        (a graph output may be a constant: the schedule gives it no buffer, TFLM returns the model's data)."""
         t = self.graph.tensors[tensor]
+        if t.data is not None:
+            return t.data
         off = self.module.plan.pools[HOST].offsets[tensor_key(self.module.schedule.source(tensor), HOST)]
         return self.arena[off: off + t.nbytes].view(t.dtype).reshape(t.shape)
 
