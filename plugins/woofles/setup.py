@@ -1,4 +1,4 @@
-"""Build the woofles extensions.
+"""Build the woofles extension.
 
 The device struct is declared once, as a tvmdevice Layout in
 ``tvmdevice_woofles/device.py``; this script writes ``tvm_device_woofles.h``
@@ -52,18 +52,13 @@ def extensions() -> list[Extension]:
     import tvmdevice
 
     include_dirs = [tvmdevice.get_include(), write_device_header(), CSRC]
-    device_c = [os.path.join(CSRC, f) for f in ("woofles_device.c", "woofles_alloc.c", "woofles_dma.c")]
-    kernel_c = [os.path.join(CSRC, f) for f in ("woofles_conv.c", "woofles_fc.c", "woofles_pool.c",
-                                                 "woofles_add.c")]
+    # One extension: the kernels drain the DMA queues and charge cycles
+    # through the same device services the lifecycle hooks use.
+    sources = sorted(os.path.join(CSRC, f) for f in os.listdir(os.path.join(HERE, CSRC)) if f.endswith(".c"))
     # Portable C99: no -march flags, so a wheel runs on any host of its platform.
     args = ["-O2", "-std=c99"] if os.name != "nt" else []
-    common = dict(include_dirs=include_dirs, extra_compile_args=args)
-    exts = [
-        Extension("tvmdevice_woofles._device", ["tvmdevice_woofles/_device.pyx", *device_c], **common),
-        # Kernels drain the DMA queues and charge cycles, so they link the
-        # device services too.
-        Extension("tvmdevice_woofles._kernels", ["tvmdevice_woofles/_kernels.pyx", *kernel_c, *device_c], **common),
-    ]
+    exts = [Extension("tvmdevice_woofles._woofles", ["tvmdevice_woofles/_woofles.pyx", *sources],
+                      include_dirs=include_dirs, extra_compile_args=args)]
     return cythonize(exts, include_path=[HERE], compiler_directives={"language_level": "3"})
 
 

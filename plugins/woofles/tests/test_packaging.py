@@ -15,7 +15,7 @@ import tvmdevice
 from tvmdevice.headers import device_header
 from tvmdevice.layout import Layout
 
-from tvmdevice_woofles import _device
+from tvmdevice_woofles import _woofles
 from tvmdevice_woofles.device import (
     DEVICE_TYPE,
     LAYOUT,
@@ -76,15 +76,15 @@ def test_generated_header_compiles_and_matches_layout(tmp_path):
 def test_extension_was_built_against_this_layout():
     from tvmdevice_woofles.device import STREAM_LAYOUT
 
-    assert _device.STRUCT_SIZE == LAYOUT.size
-    assert _device.STREAM_STRUCT_SIZE == STREAM_LAYOUT.size
+    assert _woofles.STRUCT_SIZE == LAYOUT.size
+    assert _woofles.STREAM_STRUCT_SIZE == STREAM_LAYOUT.size
 
 
 def test_c_constants_match_python():
-    assert _device.MAGIC == MAGIC
-    assert (_device.POWER_OFF, _device.POWER_SLEEP, _device.POWER_ACTIVE) == tuple(PowerState)
-    assert (_device.DMA_SRC_HOST, _device.DMA_DST_HOST, _device.DMA_WAIT) == tuple(DmaFlag)
-    assert _device.MAX_MAC_WIDTH == MAX_MAC_WIDTH
+    assert _woofles.MAGIC == MAGIC
+    assert (_woofles.POWER_OFF, _woofles.POWER_SLEEP, _woofles.POWER_ACTIVE) == tuple(PowerState)
+    assert (_woofles.DMA_SRC_HOST, _woofles.DMA_DST_HOST, _woofles.DMA_WAIT) == tuple(DmaFlag)
+    assert _woofles.MAX_MAC_WIDTH == MAX_MAC_WIDTH
     assert len(TRANSITIONS) == LAYOUT.field("transitions").count[0]
 
 

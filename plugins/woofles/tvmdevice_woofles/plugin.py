@@ -1,10 +1,10 @@
 """The woofles plugin: tvmdevice hook implementations for the simulated NPU.
 
-Light to import: the compiled extensions (``_device`` for the lifecycle,
-allocator and DMA engine, ``_kernels`` for the kernels) load inside the hooks
-that need them.  The device's state lives in its ``tvm_device_woofles_t``
-(``device.handle``), which the C code owns; Python keeps only the host memory
-that backs the SRAM and the DMA bounce buffers, in ``device.plugin_state``.
+Light to import: the compiled extension (``_woofles``: lifecycle, allocator,
+DMA engine and kernels) loads inside the hooks that need it.  The device's
+state lives in its ``tvm_device_woofles_t`` (``device.handle``), which the C
+code owns; Python keeps only the host memory that backs the SRAM and the DMA
+bounce buffers, in ``device.plugin_state``.
 """
 
 from __future__ import annotations
@@ -54,10 +54,9 @@ def tvmdevice_device_types() -> list["DeviceType"]:
 
 # ------------------------------------------------------------------ helpers
 def _c() -> Any:
-    from . import _device
+    from . import _woofles
 
-    return _device
-
+    return _woofles
 
 
 def _power(device: "Device") -> PowerState:

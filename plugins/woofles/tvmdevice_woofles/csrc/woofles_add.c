@@ -66,5 +66,3 @@ int32_t tvmd_woofles_add_s8(const void* params, void* const* buffers, void* reso
   woofles_kernel_end(dev, (total + width - 1) / width * WOOFLES_ADD_STAGES + WOOFLES_TILE_OVERHEAD);
   return TVMD_OK;
 }
-
-const tvmd_kernel_t tvmd_woofles_add_s8_kernel = TVMD_KERNEL_INIT("tvmd_woofles_add_s8", tvmd_woofles_add_s8);

@@ -25,7 +25,7 @@ extern "C" {
 typedef struct {
   int32_t batches, in_h, in_w, in_ch;
   int32_t out_h, out_w, out_ch;
-  int32_t kernel_h, kernel_w;
+  int32_t filter_h, filter_w;
   int32_t filter_in_ch;     /* CONV_2D: input channels per group (filter dim 3) */
   int32_t depth_multiplier; /* DEPTHWISE_CONV_2D: out_ch / in_ch */
   int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
@@ -49,7 +49,7 @@ typedef struct {
 /* AVERAGE_POOL_2D and MAX_POOL_2D.  Buffers: input, output. */
 typedef struct {
   int32_t batches, in_h, in_w, channels, out_h, out_w;
-  int32_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
+  int32_t filter_h, filter_w, stride_h, stride_w, pad_h, pad_w;
   int32_t act_min, act_max;
 } tvmd_woofles_pool_params_t;
 
@@ -74,12 +74,9 @@ int32_t tvmd_woofles_avg_pool2d_s8(const void* params, void* const* buffers, voi
 int32_t tvmd_woofles_max_pool2d_s8(const void* params, void* const* buffers, void* resource_handle);
 int32_t tvmd_woofles_add_s8(const void* params, void* const* buffers, void* resource_handle);
 
-extern const tvmd_kernel_t tvmd_woofles_conv2d_s8_kernel;
-extern const tvmd_kernel_t tvmd_woofles_depthwise_conv2d_s8_kernel;
-extern const tvmd_kernel_t tvmd_woofles_fully_connected_s8_kernel;
-extern const tvmd_kernel_t tvmd_woofles_avg_pool2d_s8_kernel;
-extern const tvmd_kernel_t tvmd_woofles_max_pool2d_s8_kernel;
-extern const tvmd_kernel_t tvmd_woofles_add_s8_kernel;
+/* Every kernel above, in one table (woofles_kernel_table.c). */
+extern const tvmd_kernel_t tvmd_woofles_kernels[];
+extern const uint32_t tvmd_woofles_num_kernels;
 
 #ifdef __cplusplus
 }

@@ -57,8 +57,8 @@ def prepare(graph: Graph, op: Operator, options: dict[str, Any]) -> PreparedCall
 
     :raises Refusal: (a NotSupportedError) when the NPU cannot run it.
     """
-    from .. import _kernels  # the compiled extension; imported only when compiling a model
+    from .. import _woofles  # the compiled extension; imported only when compiling a model
 
     p = plan(graph, op, options)
-    params = _kernels.params_for(op.type, p)
-    return PreparedCall(name=params.kernel_name, kernel=_kernels.kernel_capsule(params.kernel_name), params=params)
+    params = _woofles.params_for(op.type, p)
+    return PreparedCall(name=params.kernel_name, kernel=_woofles.kernel_capsule(params.kernel_name), params=params)

@@ -1,0 +1,313 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The woofles C code for Python: lifecycle, allocator, DMA engine and kernels, in one extension.
+
+Device entry points are thin wrappers: each takes the device struct's address
+(``device.handle_address``) and returns the C status code (plus any
+out-value), leaving error reporting to ``plugin.py``, which has the context
+for a good message.  Tests call them directly to see what the device itself
+enforces, without the framework's checks in front.
+
+Kernels are published from the C kernel table (``tvmd_woofles_kernels``,
+``csrc/woofles_kernel_table.c``) as ``"tvmdevice.kernel"`` capsules, by name.
+The declarations of the C side are in ``_woofles.pxd``.
+"""
+from cpython.pycapsule cimport PyCapsule_GetContext, PyCapsule_New, PyCapsule_SetContext
+from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
+from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t, uintptr_t
+from libc.string cimport memcpy
+
+import numpy as np
+
+from tvmdevice.kernel_abi cimport TVMD_KERNEL_CAPSULE, TVMD_PARAMS_CAPSULE
+
+MAGIC = WOOFLES_MAGIC
+POWER_OFF = WOOFLES_POWER_OFF
+POWER_SLEEP = WOOFLES_POWER_SLEEP
+POWER_ACTIVE = WOOFLES_POWER_ACTIVE
+DMA_SRC_HOST = WOOFLES_DMA_SRC_HOST
+DMA_DST_HOST = WOOFLES_DMA_DST_HOST
+DMA_WAIT = WOOFLES_DMA_WAIT
+DMA_SETUP_CYCLES = WOOFLES_DMA_SETUP_CYCLES
+WAKE_CYCLES = WOOFLES_WAKE_CYCLES
+TILE_OVERHEAD = WOOFLES_TILE_OVERHEAD
+LAUNCH_CYCLES = WOOFLES_LAUNCH_CYCLES
+MAX_MAC_WIDTH = WOOFLES_MAX_MAC_WIDTH
+#: sizeof(tvm_device_woofles_t) as the C compiler laid it out.
+STRUCT_SIZE = sizeof(tvm_device_woofles_t)
+STREAM_STRUCT_SIZE = sizeof(tvmd_woofles_stream_t)
+
+
+cdef tvm_device_woofles_t* _dev(uintptr_t handle) except NULL:
+    if handle == 0:
+        raise ValueError("NULL woofles device handle")
+    return <tvm_device_woofles_t*>handle
+
+
+def init(uintptr_t handle):
+    """TVMDeviceWooflesInit; the config fields must be filled in first."""
+    return TVMDeviceWooflesInit(_dev(handle))
+
+
+def open(uintptr_t handle):
+    """TVMDeviceWooflesOpen; ``sram_host`` must point at the backing memory."""
+    return TVMDeviceWooflesOpen(_dev(handle))
+
+
+def activate(uintptr_t handle):
+    """TVMDeviceWooflesActivate."""
+    return TVMDeviceWooflesActivate(_dev(handle))
+
+
+def deactivate(uintptr_t handle):
+    """TVMDeviceWooflesDeactivate."""
+    return TVMDeviceWooflesDeactivate(_dev(handle))
+
+
+def close(uintptr_t handle):
+    """TVMDeviceWooflesClose: drains DMA, frees all SRAM, powers it off."""
+    return TVMDeviceWooflesClose(_dev(handle))
+
+
+def destroy(uintptr_t handle):
+    """TVMDeviceWooflesDestroy."""
+    return TVMDeviceWooflesDestroy(_dev(handle))
+
+
+def alloc(uintptr_t handle, uint64_t nbytes, uint64_t alignment):
+    """First-fit SRAM allocation: ``(status, device_address)``."""
+    cdef uint64_t addr = 0
+    cdef int status = tvmd_woofles_alloc(_dev(handle), nbytes, alignment, &addr)
+    return status, addr
+
+
+def free(uintptr_t handle, uint64_t addr):
+    """Free the block starting at ``addr``: status."""
+    return tvmd_woofles_free(_dev(handle), addr)
+
+
+def alloc_stats(uintptr_t handle):
+    """``(free_bytes, largest_free_block)`` of the SRAM."""
+    cdef uint64_t free_bytes = 0, largest = 0
+    tvmd_woofles_alloc_stats(_dev(handle), &free_bytes, &largest)
+    return free_bytes, largest
+
+
+def stream_create(uintptr_t handle):
+    """``(status, slot)``: a free stream slot (slot number == stream handle)."""
+    cdef uint32_t slot = 0
+    cdef int status = tvmd_woofles_stream_create(_dev(handle), &slot)
+    return status, slot
+
+
+def stream_free(uintptr_t handle, uint32_t slot):
+    """Finish a stream's work and release its slot: status."""
+    return tvmd_woofles_stream_free(_dev(handle), slot)
+
+
+def dma_enqueue(uintptr_t handle, uint32_t slot, uint64_t src, uint64_t dst, uint64_t nbytes, uint32_t flags):
+    """Queue one transfer on a stream: ``(status, sequence_number)``."""
+    cdef uint64_t seq = 0
+    cdef int status = tvmd_woofles_dma_enqueue(_dev(handle), slot, src, dst, nbytes, flags, &seq)
+    return status, seq
+
+
+def dma_wait_stream(uintptr_t handle, uint32_t src_slot, uint32_t dst_slot):
+    """Order later work on ``dst_slot`` after what ``src_slot`` has queued: status."""
+    return tvmd_woofles_dma_wait_stream(_dev(handle), src_slot, dst_slot)
+
+
+def stream_sync(uintptr_t handle, uint32_t slot):
+    """Retire everything queued on a stream: status."""
+    return tvmd_woofles_stream_sync(_dev(handle), slot)
+
+
+def dma_drain(uintptr_t handle):
+    """Retire everything queued on every stream: status."""
+    return tvmd_woofles_dma_drain(_dev(handle))
+
+
+def stream_completed(uintptr_t handle, uint32_t slot):
+    """How many descriptors the stream in ``slot`` has retired, ever."""
+    from tvmdevice_woofles.device import MAX_STREAMS
+
+    cdef tvm_device_woofles_t* dev = _dev(handle)
+    if slot >= MAX_STREAMS:
+        raise ValueError(f"stream slot {slot} out of range (the device has {MAX_STREAMS})")
+    return (&dev.streams[0] + slot).completed
+
+
+def capture(uintptr_t src, Py_ssize_t nbytes, uint8_t[::1] out):
+    """Copy ``nbytes`` of host memory at ``src`` into ``out`` (a DMA bounce buffer).
+
+    The caller has checked that ``[src, src + nbytes)`` is a live host range
+    and that ``out`` holds at least ``nbytes``.
+    """
+    if nbytes < 0 or nbytes > out.shape[0]:
+        raise ValueError(f"capture of {nbytes} bytes into a {out.shape[0]}-byte buffer")
+    if nbytes:
+        memcpy(&out[0], <const void*>src, <size_t>nbytes)
+
+
+# ------------------------------------------------------------------ kernels
+cdef dict _kernel_index():
+    cdef uint32_t i
+    return {tvmd_woofles_kernels[i].name.decode("ascii"): i for i in range(tvmd_woofles_num_kernels)}
+
+
+_KERNELS = _kernel_index()
+#: The C names of the kernels in the table, in table order.
+KERNEL_NAMES = tuple(_KERNELS)
+
+
+def kernel_capsule(str name):
+    """The ``"tvmdevice.kernel"`` capsule of a kernel of the table, by its C name."""
+    index = _KERNELS.get(name)
+    if index is None:
+        raise KeyError(f"no woofles kernel named {name!r}; known: {', '.join(KERNEL_NAMES)}")
+    # The table is static const in the extension: no destructor.
+    return PyCapsule_New(<void*>&tvmd_woofles_kernels[<uint32_t>index], TVMD_KERNEL_CAPSULE, NULL)
+
+
+cdef void _release_owner(object capsule) noexcept:
+    Py_XDECREF(<PyObject*>PyCapsule_GetContext(capsule))
+
+
+cdef object _params_capsule(object owner, void* params):
+    capsule = PyCapsule_New(params, TVMD_PARAMS_CAPSULE, _release_owner)
+    PyCapsule_SetContext(capsule, <void*>owner)
+    Py_INCREF(owner)  # released by _release_owner when the capsule dies
+    return capsule
+
+
+cdef int32_t[::1] _table(values, Py_ssize_t n, str what) except *:
+    table = np.ascontiguousarray(values, dtype=np.int32)
+    if table.ndim != 1 or table.shape[0] != n:
+        raise ValueError(f"{what} table has shape {table.shape}, expected ({n},)")
+    return table
+
+
+cdef class ConvParams:
+    """``tvmd_woofles_conv_params_t`` for CONV_2D / DEPTHWISE_CONV_2D, from an ``ops.conv.ConvPlan``."""
+
+    cdef tvmd_woofles_conv_params_t c
+    cdef int32_t[::1] _multiplier
+    cdef int32_t[::1] _shift
+    cdef readonly str kernel_name
+    cdef readonly object plan
+
+    def __cinit__(self, plan):
+        self.plan = plan
+        self.kernel_name = "tvmd_woofles_depthwise_conv2d_s8" if plan.depthwise else "tvmd_woofles_conv2d_s8"
+        self._multiplier = _table(plan.multiplier, plan.out_ch, "multiplier")
+        self._shift = _table(plan.shift, plan.out_ch, "shift")
+        c = &self.c
+        c.batches, c.in_h, c.in_w, c.in_ch = plan.batches, plan.in_h, plan.in_w, plan.in_ch
+        c.out_h, c.out_w, c.out_ch = plan.out_h, plan.out_w, plan.out_ch
+        c.filter_h, c.filter_w = plan.kernel_h, plan.kernel_w
+        c.filter_in_ch, c.depth_multiplier = plan.filter_in_ch, plan.depth_multiplier
+        c.stride_h, c.stride_w = plan.stride_h, plan.stride_w
+        c.dilation_h, c.dilation_w = plan.dilation_h, plan.dilation_w
+        c.pad_h, c.pad_w = plan.pad_h, plan.pad_w
+        c.input_offset, c.output_offset = plan.input_offset, plan.output_offset
+        c.act_min, c.act_max = plan.act_min, plan.act_max
+        c.num_inputs = plan.num_inputs
+        c.multiplier = &self._multiplier[0]
+        c.shift = &self._shift[0]
+
+    @property
+    def capsule(self):
+        return _params_capsule(self, &self.c)
+
+
+cdef class FullyConnectedParams:
+    """``tvmd_woofles_fc_params_t`` from an ``ops.fully_connected.FullyConnectedPlan``."""
+
+    cdef tvmd_woofles_fc_params_t c
+    cdef int32_t[::1] _multiplier
+    cdef int32_t[::1] _shift
+    cdef readonly str kernel_name
+    cdef readonly object plan
+
+    def __cinit__(self, plan):
+        self.plan = plan
+        self.kernel_name = "tvmd_woofles_fully_connected_s8"
+        self._multiplier = _table(plan.multiplier, plan.out_ch, "multiplier")
+        self._shift = _table(plan.shift, plan.out_ch, "shift")
+        c = &self.c
+        c.batches, c.accum_depth, c.out_ch = plan.batches, plan.accum_depth, plan.out_ch
+        c.input_offset, c.filter_offset, c.output_offset = plan.input_offset, plan.filter_offset, plan.output_offset
+        c.act_min, c.act_max = plan.act_min, plan.act_max
+        c.num_inputs = plan.num_inputs
+        c.multiplier = &self._multiplier[0]
+        c.shift = &self._shift[0]
+
+    @property
+    def capsule(self):
+        return _params_capsule(self, &self.c)
+
+
+cdef class PoolParams:
+    """``tvmd_woofles_pool_params_t`` from an ``ops.pooling.PoolPlan``."""
+
+    cdef tvmd_woofles_pool_params_t c
+    cdef readonly str kernel_name
+    cdef readonly object plan
+
+    def __cinit__(self, plan):
+        self.plan = plan
+        self.kernel_name = "tvmd_woofles_avg_pool2d_s8" if plan.average else "tvmd_woofles_max_pool2d_s8"
+        c = &self.c
+        c.batches, c.in_h, c.in_w, c.channels = plan.batches, plan.in_h, plan.in_w, plan.channels
+        c.out_h, c.out_w = plan.out_h, plan.out_w
+        c.filter_h, c.filter_w = plan.kernel_h, plan.kernel_w
+        c.stride_h, c.stride_w = plan.stride_h, plan.stride_w
+        c.pad_h, c.pad_w = plan.pad_h, plan.pad_w
+        c.act_min, c.act_max = plan.act_min, plan.act_max
+
+    @property
+    def capsule(self):
+        return _params_capsule(self, &self.c)
+
+
+cdef class AddParams:
+    """``tvmd_woofles_add_params_t`` from an ``ops.add.AddPlan``."""
+
+    cdef tvmd_woofles_add_params_t c
+    cdef readonly str kernel_name
+    cdef readonly object plan
+
+    def __cinit__(self, plan):
+        cdef int d
+        self.plan = plan
+        self.kernel_name = "tvmd_woofles_add_s8"
+        c = &self.c
+        for d in range(4):
+            c.out_shape[d] = plan.out_shape[d]
+            c.in1_strides[d] = plan.in1_strides[d]
+            c.in2_strides[d] = plan.in2_strides[d]
+        c.in1_size, c.in2_size = plan.in1_size, plan.in2_size
+        c.input1_offset, c.input2_offset, c.output_offset = plan.input1_offset, plan.input2_offset, plan.output_offset
+        c.left_shift = plan.left_shift
+        c.input1_multiplier, c.input1_shift = plan.input1_multiplier, plan.input1_shift
+        c.input2_multiplier, c.input2_shift = plan.input2_multiplier, plan.input2_shift
+        c.output_multiplier, c.output_shift = plan.output_multiplier, plan.output_shift
+        c.act_min, c.act_max = plan.act_min, plan.act_max
+
+    @property
+    def capsule(self):
+        return _params_capsule(self, &self.c)
+
+
+_PARAMS = {
+    "CONV_2D": ConvParams,
+    "DEPTHWISE_CONV_2D": ConvParams,
+    "FULLY_CONNECTED": FullyConnectedParams,
+    "AVERAGE_POOL_2D": PoolParams,
+    "MAX_POOL_2D": PoolParams,
+    "ADD": AddParams,
+}
+
+
+def params_for(str op_type, plan):
+    """The params object for a validated plan of an ``op_type`` operator."""
+    return _PARAMS[op_type](plan)
