@@ -10,6 +10,7 @@ from cpython.pycapsule cimport PyCapsule_CheckExact, PyCapsule_GetName, PyCapsul
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport free, malloc
 
+from tvmdevice.capsules cimport params_capsule
 from tvmdevice.kernel_abi cimport TVMD_KERNEL_ABI_VERSION, tvmd_kernel_t
 
 KERNEL_CAPSULE = "tvmdevice.kernel"
@@ -65,6 +66,17 @@ def params_address(params):
     if name != PARAMS_CAPSULE:
         raise ABIMismatchError(f"kernel params must expose a PyCapsule named {PARAMS_CAPSULE!r}, got {name!r}")
     return <uintptr_t>PyCapsule_GetPointer(capsule, b"tvmdevice.params")
+
+
+def owned_params_capsule(uintptr_t address, owner):
+    """A ``"tvmdevice.params"`` capsule of the struct at ``address`` that keeps ``owner`` alive.
+
+    The Python face of ``params_capsule`` in ``tvmdevice/capsules.pxd``.
+
+    :param address: the params struct's address (non-zero), in memory ``owner`` keeps alive.
+    :param owner: the object the capsule references until the capsule is destroyed.
+    """
+    return params_capsule(<const void*>address, owner)
 
 
 def invoke_kernel(capsule, params, buffers, size_t resource_handle):
