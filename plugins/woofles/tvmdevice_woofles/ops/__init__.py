@@ -14,7 +14,10 @@ from typing import Any
 
 from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.kernel import PreparedCall
+from tvmdevice.layout import Layout
+from tvmdevice.params import ParamsStruct
 
+from ..params import ADD_PARAMS, CONV_PARAMS, FC_PARAMS, POOL_PARAMS
 from . import add, conv, fully_connected, pooling
 from .common import Refusal
 
@@ -52,6 +55,17 @@ def check(graph: Graph, op: Operator, options: dict[str, Any]) -> str | None:
     return None
 
 
+def _kernel(op_type: str, plan: Any) -> tuple[str, Layout]:
+    """The C kernel (by name) that runs a plan of ``op_type``, and its params struct."""
+    if op_type in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        return ("tvmd_woofles_depthwise_conv2d_s8" if plan.depthwise else "tvmd_woofles_conv2d_s8"), CONV_PARAMS
+    if op_type == "FULLY_CONNECTED":
+        return "tvmd_woofles_fully_connected_s8", FC_PARAMS
+    if op_type in ("AVERAGE_POOL_2D", "MAX_POOL_2D"):
+        return ("tvmd_woofles_avg_pool2d_s8" if plan.average else "tvmd_woofles_max_pool2d_s8"), POOL_PARAMS
+    return "tvmd_woofles_add_s8", ADD_PARAMS
+
+
 def prepare(graph: Graph, op: Operator, options: dict[str, Any]) -> PreparedCall:
     """A :class:`PreparedCall` running ``op`` on the NPU.
 
@@ -60,5 +74,5 @@ def prepare(graph: Graph, op: Operator, options: dict[str, Any]) -> PreparedCall
     from .. import _woofles  # the compiled extension; imported only when compiling a model
 
     p = plan(graph, op, options)
-    params = _woofles.params_for(op.type, p)
-    return PreparedCall(name=params.kernel_name, kernel=_woofles.kernel_capsule(params.kernel_name), params=params)
+    name, layout = _kernel(op.type, p)
+    return PreparedCall(name=name, kernel=_woofles.kernel_capsule(name), params=ParamsStruct(layout, p))

@@ -43,8 +43,8 @@ class ConvPlan:
     out_h: int
     out_w: int
     out_ch: int
-    kernel_h: int
-    kernel_w: int
+    filter_h: int
+    filter_w: int
     filter_in_ch: int
     depth_multiplier: int
     stride_h: int
@@ -96,8 +96,8 @@ def plan(graph: Graph, op: Operator, options: dict[str, Any]) -> ConvPlan:
         raise Refusal(f"strides {stride} and dilations {dilation} must be >= 1")
     check_limit(max(dilation), int(options["max_dilation"]), "dilation", "max_dilation")
     batches, in_h, in_w, in_ch = (int(d) for d in inp.shape)
-    kernel_h, kernel_w = int(filt.shape[1]), int(filt.shape[2])
-    check_limit(max(kernel_h, kernel_w), int(options["max_kernel"]), "filter size", "max_kernel")
+    filter_h, filter_w = int(filt.shape[1]), int(filt.shape[2])
+    check_limit(max(filter_h, filter_w), int(options["max_kernel"]), "filter size", "max_kernel")
     if depthwise:
         out_ch = int(filt.shape[3])
         if int(filt.shape[0]) != 1 or out_ch % in_ch:
@@ -111,8 +111,8 @@ def plan(graph: Graph, op: Operator, options: dict[str, Any]) -> ConvPlan:
             raise Refusal(f"filter shape {list(filt.shape)} does not fit {in_ch} input channels")
         depth_multiplier, quant_axis = 1, 0
     check_limit(max(in_ch, out_ch), int(options["max_channels"]), "channel count", "max_channels")
-    out_h = out_size(o.get("padding", "VALID"), in_h, kernel_h, stride[0], dilation[0])
-    out_w = out_size(o.get("padding", "VALID"), in_w, kernel_w, stride[1], dilation[1])
+    out_h = out_size(o.get("padding", "VALID"), in_h, filter_h, stride[0], dilation[0])
+    out_w = out_size(o.get("padding", "VALID"), in_w, filter_w, stride[1], dilation[1])
     if tuple(out.shape) != (batches, out_h, out_w, out_ch) or min(out_h, out_w) <= 0:
         raise Refusal(f"output shape {list(out.shape)} disagrees with the computed "
                       f"{[batches, out_h, out_w, out_ch]}")
@@ -127,10 +127,10 @@ def plan(graph: Graph, op: Operator, options: dict[str, Any]) -> ConvPlan:
     check_fits_sram([inp, filt, bias, out], options)
     return ConvPlan(
         depthwise=depthwise, batches=batches, in_h=in_h, in_w=in_w, in_ch=in_ch, out_h=out_h, out_w=out_w,
-        out_ch=out_ch, kernel_h=kernel_h, kernel_w=kernel_w, filter_in_ch=filter_in_ch,
+        out_ch=out_ch, filter_h=filter_h, filter_w=filter_w, filter_in_ch=filter_in_ch,
         depth_multiplier=depth_multiplier, stride_h=stride[0], stride_w=stride[1], dilation_h=dilation[0],
-        dilation_w=dilation[1], pad_h=padding(stride[0], dilation[0], in_h, kernel_h, out_h),
-        pad_w=padding(stride[1], dilation[1], in_w, kernel_w, out_w), input_offset=-in_zp, output_offset=out_zp,
+        dilation_w=dilation[1], pad_h=padding(stride[0], dilation[0], in_h, filter_h, out_h),
+        pad_w=padding(stride[1], dilation[1], in_w, filter_w, out_w), input_offset=-in_zp, output_offset=out_zp,
         act_min=act_min, act_max=act_max, num_inputs=2 + len(optional),
         multiplier=multiplier.astype(np.int32), shift=shift.astype(np.int32),
     )

@@ -37,8 +37,8 @@ class PoolPlan:
     channels: int
     out_h: int
     out_w: int
-    kernel_h: int
-    kernel_w: int
+    filter_h: int
+    filter_w: int
     stride_h: int
     stride_w: int
     pad_h: int
@@ -83,6 +83,6 @@ def plan(graph: Graph, op: Operator, options: dict[str, Any]) -> PoolPlan:
     check_fits_sram([inp, out], options)
     return PoolPlan(
         average=op.type == "AVERAGE_POOL_2D", batches=batches, in_h=in_h, in_w=in_w, channels=ch, out_h=out_h,
-        out_w=out_w, kernel_h=kernel[0], kernel_w=kernel[1], stride_h=stride[0], stride_w=stride[1], pad_h=pad_h,
+        out_w=out_w, filter_h=kernel[0], filter_w=kernel[1], stride_h=stride[0], stride_w=stride[1], pad_h=pad_h,
         pad_w=pad_w, act_min=act_min, act_max=act_max,
     )
