@@ -9,7 +9,9 @@ to do next.
 
 from __future__ import annotations
 
+import copy
 import enum
+from typing import Any
 
 __all__ = [
     "Status",
@@ -29,6 +31,9 @@ __all__ = [
     "UnknownDeviceError",
     "TargetOptionError",
     "ModelError",
+    "ModelFormatError",
+    "UnsupportedOperatorError",
+    "Refusal",
     "PlacementError",
     "error_for_status",
     "LeakWarning",
@@ -132,6 +137,64 @@ class ModelError(TVMDeviceError, ValueError):
     """A model file that cannot be imported (malformed or unsupported)."""
 
     status = Status.INVALID_ARGUMENT
+
+
+class ModelFormatError(ModelError, InvalidArgumentError):
+    """The model is not well formed: bad identifier, truncated data, out-of-range
+    indices, inconsistent shapes or sizes, or an operator whose operands or
+    options contradict each other (an invalid argument to whatever reads it)."""
+
+
+class UnsupportedOperatorError(ModelError):
+    """The file is well formed but uses an operator, option, data type or
+    quantization that tvmdevice does not implement.
+
+    The message names the operator index and type and what is unsupported.
+    """
+
+    status = Status.NOT_SUPPORTED
+
+
+class Refusal(NotSupportedError):
+    """An operator's parameters are outside what a kernel supports; the reason says what.
+
+    Raised by :func:`tvmdevice.ops.analyze` for parameters no TFLM int8 kernel
+    accepts, and by a device's ``tvmdevice_prepare_operator`` for its own
+    limits; placement records it and tries the next device.
+
+    :param reason: what is unsupported, without the operator or device.
+    :param op: the operator (anything with ``index`` and ``type``, or
+        ``op_index`` and ``op_type``), if known.
+    :param device: the device's name, if known.
+    """
+
+    def __init__(self, reason: str, *, op: Any = None, device: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.op_index: int | None = None
+        self.op_type: str | None = None
+        self.device = device
+        if op is not None:
+            self.op_index = int(getattr(op, "index", getattr(op, "op_index", -1)))
+            self.op_type = str(getattr(op, "type", getattr(op, "op_type", "?")))
+
+    def __str__(self) -> str:
+        parts = []
+        if self.op_index is not None:
+            parts.append(f"operator #{self.op_index} {self.op_type}")
+        if self.device is not None:
+            parts.append(f"on {self.device!r}" if parts else f"device {self.device!r}")
+        return f"{' '.join(parts)}: {self.reason}" if parts else self.reason
+
+    def with_context(self, *, op: Any = None, device: str | None = None) -> "Refusal":
+        """A copy with the operator and/or device set (the others kept)."""
+        other = copy.copy(self)
+        if op is not None:
+            other.op_index = int(getattr(op, "index", getattr(op, "op_index", -1)))
+            other.op_type = str(getattr(op, "type", getattr(op, "op_type", "?")))
+        if device is not None:
+            other.device = device
+        return other
 
 
 class PlacementError(TVMDeviceError):

@@ -1,24 +1,96 @@
-"""The operator layer: each operator's TFLM-exact op data, computed once and shared by every device."""
+"""The operator layer: each operator's signature, graph validation and TFLM-exact op data.
+
+Framework-neutral (it knows the IR, never a device or a frontend): the
+frontend calls :func:`validate` for every operator at load time, the
+pipeline calls :func:`analyze` once per operator, and every device builds
+its kernel parameters from the returned :class:`OpData`, adding only its own
+packing and limits.
+
+* :func:`validate` raises :class:`~tvmdevice.errors.ModelFormatError` for a
+  malformed operator (operand counts, ranks, shapes, option sanity).
+* :func:`analyze` also raises :class:`~tvmdevice.errors.Refusal` for
+  parameters no TFLM int8 kernel supports (float tensors, an unknown fused
+  activation, a rescale factor outside the requantization's range...).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Callable, Mapping, TypeVar
 
-__all__ = ["OpData"]
+from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.errors import ModelFormatError, Refusal, TVMDeviceError
+from tvmdevice.ops import _checks, conv, elementwise, fully_connected, pooling, softmax
+from tvmdevice.ops._base import OpData, OpDef, Operand, Signature
+from tvmdevice.ops.conv import ConvData
+from tvmdevice.ops.elementwise import ElementwiseData
+from tvmdevice.ops.fully_connected import FullyConnectedData
+from tvmdevice.ops.pooling import PoolData
+from tvmdevice.ops.softmax import SoftmaxData
+
+__all__ = [
+    "OPERATORS", "validate", "analyze", "OpData", "OpDef", "Operand", "Signature",
+    "ConvData", "FullyConnectedData", "PoolData", "SoftmaxData", "ElementwiseData",
+]
+
+#: Every operator type the layer knows: op type -> its definition.
+OPERATORS: Mapping[str, OpDef] = MappingProxyType({
+    "CONV_2D": OpDef(conv.SIGNATURE, conv.validate, conv.analyze),
+    "DEPTHWISE_CONV_2D": OpDef(conv.DEPTHWISE_SIGNATURE, conv.validate, conv.analyze),
+    "FULLY_CONNECTED": OpDef(fully_connected.SIGNATURE, fully_connected.validate, fully_connected.analyze),
+    "AVERAGE_POOL_2D": OpDef(pooling.SIGNATURE, pooling.validate, pooling.analyze),
+    "MAX_POOL_2D": OpDef(pooling.SIGNATURE, pooling.validate, pooling.analyze),
+    "SOFTMAX": OpDef(softmax.SIGNATURE, softmax.validate, softmax.analyze),
+    "ADD": OpDef(elementwise.SIGNATURE, elementwise.validate, elementwise.analyze),
+    "MUL": OpDef(elementwise.SIGNATURE, elementwise.validate, elementwise.analyze),
+})
+
+_T = TypeVar("_T")
+# What a hand-built or corrupted graph makes the checks trip over (a missing
+# option, a non-numeric value): a format error naming the operator.
+_LOW_LEVEL = (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError, OverflowError, AttributeError)
 
 
-@dataclass(frozen=True)
-class OpData:
-    """What TFLM's Prepare computes for one operator; devices add only their packing and limits.
+def _guarded(op: Operator, fn: Callable[[], _T]) -> _T:
+    try:
+        return fn()
+    except TVMDeviceError:
+        raise
+    except _LOW_LEVEL as e:
+        raise ModelFormatError(f"operator {op.index} ({op.type}) is malformed: {type(e).__name__}: {e}") from None
 
-    :ivar op_index: the operator's index in the graph.
-    :ivar op_type: its TFLite type.
+
+def validate(graph: Graph, op: Operator) -> None:
+    """Check ``op``'s structure: operand counts, ranks, shape consistency, option sanity.
+
+    No device is involved; an operator type the layer does not know passes.
+    Parameters a kernel may not support (data types, quantization, an
+    unknown padding or activation) are :func:`analyze`'s business.
+
+    :raises ModelFormatError: naming the operator and the inconsistency.
     """
+    definition = OPERATORS.get(op.type)
+    if definition is None:
+        return
+    try:
+        _guarded(op, lambda: definition.validate(graph, op))
+    except Refusal:
+        # An option value no kernel supports stops the structural checks
+        # early; analyze refuses the operator with that reason.
+        pass
 
-    op_index: int
-    op_type: str
 
-    @property
-    def is_view(self) -> bool:
-        """Whether the operator's output aliases its input (RESHAPE and kin): no kernel runs."""
-        return False
+def analyze(graph: Graph, op: Operator) -> OpData | None:
+    """:func:`validate` ``op`` and compute its TFLM op data (TFLM's Prepare), once for every device.
+
+    :returns: the op data, or ``None`` for an operator type the layer does not
+        know (a third-party device may still implement it).
+    :raises Refusal: parameters outside what TFLM's int8 kernels support.
+    :raises ModelFormatError: a malformed operator.
+    """
+    definition = OPERATORS.get(op.type)
+    if definition is None:
+        return None
+    data = _guarded(op, lambda: definition.analyze(graph, op))
+    _checks.check_element_limits(graph, op)
+    return data

@@ -1,0 +1,90 @@
+"""What every operator of the layer has: a signature, op data, and its definition."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tvmdevice.aot.ir import Graph, Operator
+
+__all__ = ["OpData", "Operand", "Signature", "OpDef", "INT8", "INT32", "FLOAT32", "SHAPE_TYPES"]
+
+INT8 = frozenset({np.dtype("i1")})
+INT32 = frozenset({np.dtype("<i4")})
+FLOAT32 = frozenset({np.dtype("<f4")})
+#: Index-like operands (shapes, paddings): TFLite models use int32 or int64.
+SHAPE_TYPES = frozenset({np.dtype("<i4"), np.dtype("<i8")})
+
+
+@dataclass(frozen=True)
+class OpData:
+    """What TFLM's Prepare computes for one operator; devices add only their packing and limits.
+
+    :ivar op_index: the operator's index in the graph.
+    :ivar op_type: its TFLite type.
+    """
+
+    op_index: int
+    op_type: str
+
+    @property
+    def is_view(self) -> bool:
+        """Whether the operator's output aliases its input (RESHAPE and kin): no kernel runs."""
+        return False
+
+
+@dataclass(frozen=True)
+class Operand:
+    """What one operand of an operator may be.
+
+    :ivar name: its role (``"input"``, ``"filter"``, ``"bias"``...).
+    :ivar dtypes: the numpy dtypes a model may give it.
+    :ivar constant: it must be a constant tensor.
+    :ivar optional: it may be absent (index -1) or left off the end.
+    """
+
+    name: str
+    dtypes: frozenset
+    constant: bool = False
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The operands and options of an operator type.
+
+    :ivar inputs: input operands in order; with ``variadic`` the first one repeats.
+    :ivar outputs: output operands.
+    :ivar options: the option names of :attr:`tvmdevice.aot.ir.Operator.options`.
+    :ivar variadic: any number (at least one) of inputs, each like ``inputs[0]``.
+    """
+
+    inputs: tuple[Operand, ...]
+    outputs: tuple[Operand, ...]
+    options: tuple[str, ...] = ()
+    variadic: bool = False
+
+    def roles(self, n_inputs: int) -> tuple[Operand, ...]:
+        """The roles of ``n_inputs`` inputs (the first role repeated when variadic)."""
+        return self.inputs * n_inputs if self.variadic else self.inputs
+
+    @property
+    def required_inputs(self) -> int:
+        return 1 if self.variadic else sum(not r.optional for r in self.inputs)
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """One operator type of the layer.
+
+    :ivar signature: its operands and options.
+    :ivar validate: structural checks (raises :class:`~tvmdevice.errors.ModelFormatError`).
+    :ivar analyze: validate + TFLM's op data (also raises :class:`~tvmdevice.errors.Refusal`).
+    """
+
+    signature: Signature
+    validate: Callable[["Graph", "Operator"], None]
+    analyze: Callable[["Graph", "Operator"], OpData | None]

@@ -1,0 +1,106 @@
+"""FULLY_CONNECTED: TFLM's Prepare (``fully_connected_common.cc``).
+
+Per-tensor weights use GetQuantizedConvolutionMultipler, which multiplies
+the input and weights scales in float32 before widening, and keep the
+weights zero point; per-channel weights use ``input_scale * scale[c] /
+output_scale`` in double and must have zero points of 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tvmdevice.aot.ir import Graph, Operator, Tensor
+from tvmdevice.ops import _checks as c
+from tvmdevice.ops._base import INT8, INT32, OpData, Operand, Signature
+
+__all__ = ["FullyConnectedData", "SIGNATURE", "validate", "analyze"]
+
+SIGNATURE = Signature(
+    (Operand("input", INT8), Operand("weights", INT8, constant=True),
+     Operand("bias", INT32, constant=True, optional=True)),
+    (Operand("output", INT8),), ("fused_activation", "keep_num_dims"))
+
+#: TFLM refuses a bias whose scale strays from input * weights scale by more
+#: than this fraction of the output scale (GetQuantizedConvolutionMultipler).
+_BIAS_SCALE_TOLERANCE = 0.02
+
+
+@dataclass(frozen=True, eq=False)
+class FullyConnectedData(OpData):
+    """FULLY_CONNECTED op data; weights are ``[out_ch, accum_depth]``."""
+
+    num_inputs: int
+    has_bias: bool
+    batches: int
+    accum_depth: int
+    out_ch: int
+    input_offset: int
+    filter_offset: int  # -weights zero point (0 when per-channel)
+    output_offset: int
+    per_channel: bool
+    multiplier: np.ndarray  # int32 [out_ch] (per-tensor repeated)
+    shift: np.ndarray
+    act_min: int
+    act_max: int
+    macs: int
+
+
+def _parts(graph: Graph, op: Operator) -> tuple[Tensor, Tensor, Tensor | None, Tensor, int, int, int]:
+    (inp, filt), (bias,), out = c.operands(graph, op, 2, 1)
+    if len(filt.shape) != 2:
+        raise c.malformed(op, f"weights tensor {filt.index} must be 2-D, has shape {list(filt.shape)}")
+    out_ch, depth = (int(d) for d in filt.shape)
+    if len(out.shape) < 1 or int(out.shape[-1]) != out_ch:
+        raise c.malformed(op, f"output tensor {out.index} shape {list(out.shape)} must end in {out_ch}")
+    batches = c.count(out.shape[:-1])
+    if c.count(inp.shape) != batches * depth:
+        raise c.malformed(op, f"input tensor {inp.index} has {c.count(inp.shape)} elements, expected "
+                              f"{batches} batches x {depth}")
+    c.bias(op, bias, out_ch)
+    return inp, filt, bias, out, batches, depth, out_ch
+
+
+def validate(graph: Graph, op: Operator) -> None:
+    """Operand counts, 2-D weights, input/output element counts, the bias."""
+    _parts(graph, op)
+
+
+def analyze(graph: Graph, op: Operator) -> FullyConnectedData:
+    """TFLM's Prepare for FULLY_CONNECTED."""
+    inp, filt, bias, out, batches, depth, out_ch = _parts(graph, op)
+    in_scale, in_zp = c.per_tensor_int8(op, inp, "input")
+    out_scale, out_zp = c.per_tensor_int8(op, out, "output")
+    if np.dtype(filt.dtype) != np.int8 or filt.quant is None or filt.quant.scale.size == 0:
+        raise c.refuse(op, f"weights tensor {filt.index} must be quantized int8")
+    q = filt.quant
+    per_channel = q.scale.size > 1
+    if per_channel:
+        scales = c.filter_scales(op, filt, out_ch, axis=0, role="weights")
+        if len(out.shape) != 2:
+            # TFLM's per-channel kernel reads the batch count from dimension 0.
+            raise c.refuse(op, "per-channel weights need a 2-D output (keep_num_dims with rank > 2)")
+        real = [in_scale * s / out_scale for s in scales]
+        filter_offset = 0
+    else:
+        filter_zp = int(q.zero_point[0])
+        if not -128 <= filter_zp <= 127:
+            raise c.malformed(op, f"weights zero point {filter_zp} is outside the int8 range")
+        filter_scale = np.float32(q.scale[0])
+        if bias is not None and bias.quant is not None and bias.quant.scale.size:
+            bias_scale = float(np.float32(bias.quant.scale[0]))
+            exact = in_scale * float(filter_scale)
+            if abs(exact - bias_scale) / out_scale > _BIAS_SCALE_TOLERANCE:
+                raise c.refuse(op, f"bias scale {bias_scale} does not match input*weights scale {exact}")
+        product = float(np.float32(in_scale) * filter_scale)  # float32 product, as TFLM
+        real = [product / out_scale] * out_ch
+        filter_offset = -filter_zp
+    mult, shift = c.multipliers(op, real)
+    act_min, act_max = c.activation_range(op, op.options.get("fused_activation", "NONE"), out_scale, out_zp)
+    return FullyConnectedData(
+        op_index=op.index, op_type=op.type, num_inputs=len(op.inputs), has_bias=bias is not None,
+        batches=batches, accum_depth=depth, out_ch=out_ch, input_offset=-in_zp, filter_offset=filter_offset,
+        output_offset=out_zp, per_channel=per_channel, multiplier=mult, shift=shift, act_min=act_min,
+        act_max=act_max, macs=batches * out_ch * depth)
