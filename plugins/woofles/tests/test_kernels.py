@@ -11,8 +11,7 @@ from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.host.kernels import run_graph
 
 from _devices import active_device
-from _run import run_operator
-from conftest import tflm_run
+from _run import run_operator, tflm_run
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ACTIVATIONS = st.sampled_from(["NONE", "RELU", "RELU6", "RELU_N1_TO_1"])

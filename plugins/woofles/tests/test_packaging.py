@@ -100,8 +100,9 @@ def test_params_structs_match_ilp32_on_cortex_m(tmp_path):
         asserts.append(f'_Static_assert(sizeof({t}) == {layout.size}, "sizeof {t}");')
         asserts += [f'_Static_assert(offsetof({t}, {fo.name}) == {fo.offset}, "offsetof {t}.{fo.name}");'
                     for fo in layout.offsets]
+    anchor = "int tvmd_woofles_anchor(void);\nint tvmd_woofles_anchor(void) { return 0; }\n"
     (tmp_path / "check.c").write_text(f'#include <stddef.h>\n#include "{params.HEADER}"\n' + "\n".join(asserts)
-                                      + "\nint tvmd_woofles_anchor(void);\nint tvmd_woofles_anchor(void) { return 0; }\n")
+                                      + "\n" + anchor)
     done = subprocess.run([cc, "-mcpu=cortex-m55", "-mthumb", "-std=c11", "-Wall", "-Wextra", "-Werror",
                            "-I", str(tmp_path), "-c", str(tmp_path / "check.c"), "-o", str(tmp_path / "check.o")],
                           capture_output=True, text=True)

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.device import Device
     from tvmdevice.device_type import DeviceType
     from tvmdevice.kernel import PreparedCall
+    from tvmdevice.ops import OpData
 
 __all__ = ["DEVICE_TYPE"]
 
@@ -300,14 +301,6 @@ def tvmdevice_sync_stream_from_to(device: "Device", event_src: int, event_dst: i
 
 # ------------------------------------------------------------------ kernels
 @hookimpl
-def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
-                             op: "Operator") -> str | None:
-    from . import ops  # numpy and the kernel preparation load at compile time, not discovery
-
-    return ops.check(graph, op, options)
-
-
-@hookimpl
 def tvmdevice_memory_capacity(device_type: "DeviceType", options: dict[str, Any]) -> int:
     # Everything a compiled model keeps on the NPU lives in its SRAM.
     return int(options["sram_kb"]) * 1024
@@ -315,7 +308,9 @@ def tvmdevice_memory_capacity(device_type: "DeviceType", options: dict[str, Any]
 
 @hookimpl
 def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
-                               op: "Operator") -> "PreparedCall":
-    from . import ops
+                               op: "Operator", op_data: "OpData | None") -> "PreparedCall":
+    # check_operator is the framework's default (the declared operator types);
+    # the NPU's limits are decided here, once, on the op data.
+    from . import ops  # numpy and the kernel preparation load at compile time, not discovery
 
-    return ops.prepare(graph, op, options)
+    return ops.prepare(graph, op, op_data, options)
