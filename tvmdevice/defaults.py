@@ -104,6 +104,11 @@ def tvmdevice_memory_capacity(device_type: "DeviceType", options: dict[str, Any]
 
 
 @hookimpl(trylast=True)
+def tvmdevice_workspace_capacity(device_type: "DeviceType", options: dict[str, Any]) -> int | None:
+    return None
+
+
+@hookimpl(trylast=True)
 def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
                              op: "Operator") -> str | None:
     if op.type in device_type.operators:

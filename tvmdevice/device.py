@@ -105,10 +105,6 @@ class Device:
     def memory(self) -> MemoryKind:
         return self.type.memory
 
-    @property
-    def traced(self) -> bool:
-        return self._binding.trace
-
     def __repr__(self) -> str:
         flag = ", faulted" if self.faulted else ""
         return f"<Device {self.name}:{self.device_id} {self.state.value}{flag}>"

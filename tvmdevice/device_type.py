@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from .layout import Layout
 from .names import struct_type, validate_device_name
@@ -53,7 +53,6 @@ class DeviceType:
     operators: frozenset[str] = frozenset()
     is_host: bool = False
     description: str = ""
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         validate_device_name(self.name)

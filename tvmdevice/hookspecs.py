@@ -547,10 +547,14 @@ def tvmdevice_supports_device_pointer_arithmetics_on_host(device: "Device") -> b
 @hookspec(firstresult=True)
 def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any],
                              graph: "Graph", op: "Operator", op_data: "OpData | None") -> str | None:
-    """Say whether this device can run ``op`` with its parameters.
+    """Say cheaply whether this device may run ``op``: a pre-filter before prepare.
 
-    Placement asks the devices of a target in order; the first that accepts
-    an operator runs it.  A refusal's reason is shown in the placement report.
+    Placement asks the devices of a target in order.  A device that passes
+    this check is then asked to prepare the operator
+    (:func:`tvmdevice_prepare_operator`), which makes the real decision; a
+    refusal here only saves that work.  A refusal's reason is shown in the
+    placement report.  View operators (RESHAPE, SQUEEZE, EXPAND_DIMS) are
+    never asked: they alias their input and run on no device.
 
     :param device_type: the device type asked.
     :param options: its target options.
@@ -573,10 +577,12 @@ def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any],
 def tvmdevice_memory_capacity(device_type: "DeviceType", options: dict[str, Any]) -> int | None:
     """Bytes of device memory a compiled model may use on this device.
 
-    Placement keeps each separate-memory device's preloaded constants and
-    activations within this budget: an operator that would overflow it is
-    declined (with the figures as the reason) and goes to the next device of
-    the target; a memory plan that still overflows is a compile-time error.
+    Placement keeps what the device holds — preloaded constants, every
+    activation buffer of its operators and each call's scratch — within this
+    budget, counting every buffer as if all were alive at once, so the memory
+    plan always fits: an operator that would overflow it is declined (with
+    the figures as the reason) and goes to the next device of the target.
+    This is the only place device memory is judged.
 
     :param device_type: the device type asked.
     :param options: its target options (e.g. ``-sram_kb``).
@@ -592,13 +598,40 @@ def tvmdevice_memory_capacity(device_type: "DeviceType", options: dict[str, Any]
 
 
 @hookspec(firstresult=True)
+def tvmdevice_workspace_capacity(device_type: "DeviceType", options: dict[str, Any]) -> int | None:
+    """The largest scratch (bytes) one call may have on this device.
+
+    Scratch is planned with the rest of memory, in the device's pool; this
+    is the device's own limit on one call's share of it (CMSIS-NN's
+    ``-scratch_kb``).  Placement declines, with the figures as the reason,
+    an operator whose prepared call needs more (``PreparedCall.scratch_bytes``)
+    and tries the next device of the target.
+
+    :param device_type: the device type asked.
+    :param options: its target options.
+    :returns: the limit in bytes, or ``None`` for no limit of its own.
+
+    ``firstresult``: the owner's implementation is the only one called.
+
+    C: none (compile time).
+
+    Optional.  Default: ``None``.
+    """
+
+
+@hookspec(firstresult=True)
 def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any],
                                graph: "Graph", op: "Operator", op_data: "OpData | None") -> "PreparedCall":
-    """Prepare one accepted operator: validate, compute parameters, pick a kernel.
+    """Prepare one operator: validate, compute parameters, pick a kernel — or refuse.
 
-    Runs once, at compile time.  Every bound a kernel relies on (shapes,
-    strides, buffer sizes, quantization parameters) is validated here, so
-    the C kernel never reads or writes outside its buffers.
+    This is placement's decision: placement asks the devices of the target
+    in order (those whose :func:`tvmdevice_check_operator` passed) and keeps
+    the first prepared call that also fits the device's limits
+    (:func:`tvmdevice_workspace_capacity`, :func:`tvmdevice_memory_capacity`).
+    It runs at compile time, at most once per operator and device.  Every
+    bound a kernel relies on (shapes, strides, buffer sizes, quantization
+    parameters) is validated here, so the C kernel never reads or writes
+    outside its buffers.
 
     :param device_type: the device type that accepted ``op``.
     :param options: its target options.
@@ -608,7 +641,10 @@ def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any
         :func:`tvmdevice_check_operator`); a device adds only its own packing
         and limits to it.
     :returns: a :class:`~tvmdevice.kernel.PreparedCall`.
-    :raises NotSupportedError: when the parameters turn out unsupported.
+    :raises NotSupportedError: (``Refusal`` or any subclass) when this device
+        cannot run the operator with these parameters: a refusal, recorded
+        in the placement report with the operator, the device and the
+        reason; the next device of the target is tried.
 
     ``firstresult``: the owner's implementation is the only one called.
 

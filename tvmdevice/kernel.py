@@ -38,8 +38,9 @@ class PreparedCall:
     :param name: kernel name shown in placement reports and traces.
     :param kernel: a ``"tvmdevice.kernel"`` capsule or a Python callable.
     :param params: the kernel's prepared parameters (kept alive by the executor).
-    :param scratch_bytes: workspace the call needs; the executor obtains it
-        through the device's AllocWorkspace and passes it as the last buffer.
+    :param scratch_bytes: scratch the call needs; it is a buffer of the memory
+        plan (in the device's pool, alive during the call) and is passed as the
+        last buffer.
     """
 
     name: str

@@ -26,6 +26,9 @@ class TargetOption:
     :param help: one line shown by ``tvmdevice plugins``.
     :param choices: allowed values, if restricted.
     :param minimum: smallest allowed value for numeric options.
+    :param maximum: largest allowed value for numeric options (a limit of the
+        device itself, e.g. what its C side can address); checked when the
+        target is parsed, so a bad value never reaches the device's hooks.
     """
 
     name: str
@@ -34,16 +37,32 @@ class TargetOption:
     help: str = ""
     choices: tuple[Any, ...] | None = None
     minimum: float | None = None
+    maximum: float | None = None
 
     def __post_init__(self) -> None:
         if self.type not in OPTION_TYPES:
             raise TypeError(f"option {self.name!r}: type must be one of int, float, bool, str")
         if not self.name.replace("-", "_").isidentifier():
             raise ValueError(f"option name {self.name!r} is not a valid key")
+        if (self.minimum is not None or self.maximum is not None) and self.type not in (int, float):
+            raise TypeError(f"option {self.name!r}: only int and float options take a minimum or maximum")
+        if self.minimum is not None and self.maximum is not None and self.minimum > self.maximum:
+            raise ValueError(f"option {self.name!r}: minimum {self.minimum} exceeds maximum {self.maximum}")
 
     @property
     def type_name(self) -> str:
         return OPTION_TYPES[self.type]
+
+    @property
+    def bounds(self) -> str:
+        """The allowed range as shown to users (``"1..65536"``, ``">= 1"``), or ``""``."""
+        if self.minimum is not None and self.maximum is not None:
+            return f"{self.minimum:g}..{self.maximum:g}"
+        if self.minimum is not None:
+            return f">= {self.minimum:g}"
+        if self.maximum is not None:
+            return f"<= {self.maximum:g}"
+        return ""
 
     def convert(self, value: Any, device: str) -> Any:
         """Convert a raw value (a string from a target string, or JSON) to the declared type.
@@ -63,6 +82,11 @@ class TargetOption:
         if self.minimum is not None and converted < self.minimum:
             raise TargetOptionError(
                 f"device {device!r}: option -{self.name}={converted!r} is below its minimum {self.minimum}"
+            )
+        if self.maximum is not None and converted > self.maximum:
+            raise TargetOptionError(
+                f"device {device!r}: option -{self.name}={converted!r} exceeds its maximum {self.maximum:g}"
+                f" (a limit of the device); use at most {self.maximum:g}"
             )
         return converted
 
@@ -96,4 +120,5 @@ class TargetOption:
             "help": self.help,
             "choices": list(self.choices) if self.choices is not None else None,
             "minimum": self.minimum,
+            "maximum": self.maximum,
         }

@@ -350,9 +350,15 @@ class Registry:
 
     def memory_capacity(self, dtype: DeviceType, options: dict[str, Any]) -> int | None:
         """Bytes a compiled model may use on a device of ``dtype`` (None: no limit)."""
+        return self._capacity_hook("tvmdevice_memory_capacity", dtype, options)
+
+    def workspace_capacity(self, dtype: DeviceType, options: dict[str, Any]) -> int | None:
+        """The largest scratch one call may have on a device of ``dtype`` (None: no limit)."""
+        return self._capacity_hook("tvmdevice_workspace_capacity", dtype, options)
+
+    def _capacity_hook(self, hook: str, dtype: DeviceType, options: dict[str, Any]) -> int | None:
         record = self.plugin_for(dtype.name)
-        impl = find_impl(self.pm, "tvmdevice_memory_capacity", record.plugin) or \
-            find_impl(self.pm, "tvmdevice_memory_capacity", _defaults)
+        impl = find_impl(self.pm, hook, record.plugin) or find_impl(self.pm, hook, _defaults)
         assert impl is not None  # the defaults plugin always has one
         kwargs = {"device_type": dtype, "options": options}
         value: Any = impl.function(**{k: kwargs[k] for k in impl.argnames})

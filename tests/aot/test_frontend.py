@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 import tflite
 
+import tvmdevice
+from tvmdevice import ops
 from tvmdevice.aot.builder import ModelBuilder, OperatorSpec, demo_model, serialize, single_op_model
 from tvmdevice.aot.frontend import ModelFormatError, UnsupportedOperatorError, load_model, load_tflite
 from tvmdevice.aot.frontend.tflite import MAX_TOTAL_TENSOR_BYTES
 from tvmdevice.aot.ir import ABSENT, Graph
-from tvmdevice.errors import ModelError
+from tvmdevice.errors import ModelError, PlacementError, Refusal
 
 # From ../shared/models/README.md: operators and boundary shapes per model.
 REAL_MODELS = {
@@ -331,12 +333,17 @@ def test_inconsistent_output_shape_is_caught_by_kernel_validation():
 
 
 def test_concatenation_with_mismatched_quantization_is_refused():
+    # Well formed, so it loads; TFLM's int8 kernel does not rescale, so the
+    # operator layer refuses it and compiling fails naming the operator.
     b = ModelBuilder()
     x = b.input((1, 4), scale=0.1)
     y = b.input((1, 4), scale=0.2)
     b.output(b.concatenation([x, y]))
-    with pytest.raises(UnsupportedOperatorError, match=r"operator 0 \(CONCATENATION\).*share scale"):
-        load_tflite(b.build())
+    graph = load_tflite(b.build())
+    with pytest.raises(Refusal, match=r"operator #0 CONCATENATION: .*share scale"):
+        ops.analyze(graph, graph.operators[0])
+    with pytest.raises(PlacementError, match=r"operator #0 CONCATENATION: .*share scale"):
+        tvmdevice.compile(b.build(), "c")
 
 
 def test_serialize_round_trips_a_spec_exactly():

@@ -17,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tvmdevice import ops
 from tvmdevice.aot.builder import demo_model, single_op_model
 from tvmdevice.aot.frontend import ModelFormatError, UnsupportedOperatorError, load_tflite
-from tvmdevice.errors import KernelError
+from tvmdevice.errors import KernelError, Refusal
 from tvmdevice.host.kernels import run_graph
 
 FUZZ = settings(max_examples=200, deadline=5000, suppress_health_check=[HealthCheck.too_slow],
@@ -52,8 +53,15 @@ def _check(data: bytes) -> None:
     except (ModelFormatError, UnsupportedOperatorError) as e:
         assert str(e)  # every error says something
         return
-    # Loaded: it must be runnable (bounded so a mutated shape cannot make the
-    # run itself slow).
+    # Loaded: every operator is well formed; each is either refused by the
+    # operator layer with a reason naming it, or the graph runs (bounded so a
+    # mutated shape cannot make the run itself slow).
+    for op in graph.operators:
+        try:
+            ops.analyze(graph, op)
+        except Refusal as e:
+            assert str(e).startswith(f"operator #{op.index} {op.type}: ") and e.reason
+            return
     if sum(t.nbytes for t in graph.tensors) < (1 << 20):
         inputs = [np.zeros(graph.tensors[i].shape, graph.tensors[i].dtype) for i in graph.inputs]
         try:

@@ -24,13 +24,13 @@ def _check_no_overlap(module) -> None:
     pool = module.plan.pools[HOST]
     bufs = [b for b in module.schedule.buffers if b.memory == HOST]
     for i, a in enumerate(bufs):
-        oa = pool.offsets[(a.tensor, HOST)]
+        oa = pool.offsets[a.key]
         assert oa % ARENA_ALIGNMENT == 0
         assert oa + a.nbytes <= pool.size
         for b in bufs[i + 1:]:
             if a.last < b.first or b.last < a.first:
                 continue
-            ob = pool.offsets[(b.tensor, HOST)]
+            ob = pool.offsets[b.key]
             assert oa + a.nbytes <= ob or ob + b.nbytes <= oa, (a, b)
 
 

@@ -8,6 +8,7 @@ against stored numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from pathlib import Path
@@ -17,10 +18,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tvmdevice import ops
 from tvmdevice.aot.builder import ModelBuilder, demo_model, single_op_model
-from tvmdevice.aot.frontend import ModelFormatError, UnsupportedOperatorError, load_tflite
+from tvmdevice.aot.frontend import ModelFormatError, load_tflite
 from tvmdevice.aot.ir import Graph, Operator, Quantization
-from tvmdevice.errors import KernelError
+from tvmdevice.errors import KernelError, Refusal
 from tvmdevice.host import kernels
 from tvmdevice.host.kernels import _fixedpoint as fp
 
@@ -96,8 +98,9 @@ def test_fully_connected(compare_with_tflm, batch, depth, units, act, per_channe
                             out_zero_point=out_zp)
     if per_channel and units > 1 and keep and len(shape) > 2:
         # TFLM's per-channel kernel would take dimension 0 as the batch count.
-        with pytest.raises(UnsupportedOperatorError, match=r"operator 0 \(FULLY_CONNECTED\)"):
-            load_tflite(model)
+        graph = load_tflite(model)  # well formed: it loads, and the host refuses it
+        with pytest.raises(Refusal, match=r"operator #0 FULLY_CONNECTED: per-channel weights need a 2-D output"):
+            kernels.prepare(graph, graph.operators[0])
         return
     assert_bit_exact(compare_with_tflm, model, seed)
 
@@ -291,7 +294,7 @@ def test_prepare_refuses_unknown_operator_by_name():
     graph = load_tflite(single_op_model("ADD"))
     op = graph.operators[0]
     bogus = Operator(index=7, type="SUB", inputs=op.inputs, outputs=op.outputs, options={})
-    with pytest.raises(UnsupportedOperatorError, match=r"operator 7 \(SUB\)"):
+    with pytest.raises(Refusal, match=r"operator #7 SUB on 'c': no host reference kernel for SUB"):
         kernels.prepare(graph, bogus)
 
 
@@ -299,7 +302,48 @@ def test_prepare_refuses_bad_softmax_output_quantization():
     graph = load_tflite(single_op_model("SOFTMAX"))
     out = graph.tensors[graph.operators[0].outputs[0]]
     out.quant = Quantization(np.array([0.01], np.float32), np.array([-128]))
-    with pytest.raises(UnsupportedOperatorError, match=r"operator 0 \(SOFTMAX\).*1/256"):
+    with pytest.raises(Refusal, match=r"operator #0 SOFTMAX: .*1/256"):
+        kernels.prepare(graph, graph.operators[0])
+
+
+def test_supported_set_is_the_plugins_declared_operators():
+    # The plugin declares its operators without importing the kernels (cheap
+    # discovery); both must name the same set.
+    from tvmdevice.host import plugin
+
+    assert plugin.OPERATORS == kernels.SUPPORTED
+    assert kernels.SUPPORTED <= set(ops.OPERATORS)
+
+
+def test_prepare_uses_the_given_op_data():
+    graph = load_tflite(demo_model())
+    for op in graph.operators:
+        data = ops.analyze(graph, op)
+        call = kernels.prepare(graph, op, data)
+        params = getattr(call.params, "data", call.params)  # pooling adds its tap counts
+        if not hasattr(call.params, "table"):  # lookup tables are the host's own packing
+            assert params is data
+    conv = graph.operators[0]
+    shifted = dataclasses.replace(ops.analyze(graph, conv), output_offset=5)
+    assert kernels.prepare(graph, conv, shifted).params.output_offset == 5
+
+
+def test_host_plugin_prepares_with_or_without_op_data():
+    import tvmdevice
+
+    graph = load_tflite(single_op_model("ADD"))
+    op = graph.operators[0]
+    registry = tvmdevice.get_registry()
+    c = registry.device_type("c")
+    data = ops.analyze(graph, op)
+    assert registry.prepare_operator(c, c.default_options(), graph, op, data).params is data
+    assert registry.prepare_operator(c, c.default_options(), graph, op, None).params.output_multiplier == \
+        data.output_multiplier
+
+
+def test_windows_too_large_for_the_reference_are_refused_by_the_host():
+    graph = load_tflite(single_op_model("CONV_2D", (1, 64, 64, 8), dilation=(1000, 1000), padding="SAME"))
+    with pytest.raises(Refusal, match=r"operator #0 CONV_2D on 'c': effective filter size"):
         kernels.prepare(graph, graph.operators[0])
 
 

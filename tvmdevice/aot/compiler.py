@@ -1,9 +1,10 @@
 """``tvmdevice.compile``: model + target -> :class:`CompiledModule`.
 
-The pipeline: import (frontend) -> placement by target order -> schedule
-(copies where memories differ) -> static memory plan -> prepare every
-operator on its device (the TFLM "Prepare" step, once).  The module is pure
-data; :meth:`CompiledModule.executor` opens devices and runs it.
+The pipeline runs one way, in TFLite Micro's AllocateTensors order: import
+(frontend) -> place *and prepare* each operator once (placement, the one place
+capacity is judged) -> schedule (copies where memories differ) -> one static
+memory plan per pool holding every buffer, scratch included.  The module is
+pure data; :meth:`CompiledModule.executor` binds it to opened devices and runs it.
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from ..device_type import MemoryKind
-from ..errors import NotSupportedError, PlacementError
-from ..kernel import PreparedCall, is_c_kernel
+from ..kernel import PreparedCall
 from ..target import Target
 from .ir import Graph
 from .memory_plan import MemoryPlan, plan_memory
-from .placement import Placement, aligned_bytes, place
+from .placement import Placement, place
 from .schedule import Schedule, build_schedule
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,7 +32,10 @@ ModelLike = Union[str, Path, bytes, Graph]
 
 @dataclass
 class CompiledModule:
-    """A model compiled for a target: placement, schedule, memory plan, prepared calls."""
+    """A model compiled for a target: placement, schedule, memory plan, prepared calls.
+
+    :ivar prepared: operator index -> the prepared call placement kept (views have none).
+    """
 
     graph: Graph
     target: Target
@@ -53,8 +56,12 @@ class CompiledModule:
         return Executor(self, trace=trace, timeline=timeline)
 
     def report(self) -> str:
-        """Placement and memory per pool, as printed by ``tvmdevice run``."""
+        """Placement and memory per pool (activations + scratch + constants), as printed by ``tvmdevice run``."""
         return f"{self.placement}\nmemory:\n{self.plan.report()}"
+
+    def to_json(self) -> dict:
+        """Placement and memory per pool as JSON (``tvmdevice run --json``)."""
+        return {"target": str(self.target), "placement": self.placement.to_json(), "memory": self.plan.to_json()}
 
     def devices_header(self) -> str:
         """The ``tvmgen_<model>_devices`` struct for this module's target."""
@@ -89,12 +96,13 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
     :param model: a ``.tflite`` path, the model's bytes, or an imported :class:`Graph`.
     :param target: a target string (``"woofles, cmsis-nn, c"``); default: every
         installed device (see :func:`default_target`).
-    :param strict: refuse host fallback for operators an accelerator declined.
+    :param strict: refuse host fallback for operators an accelerator declined
+        (the error names every such operator).
     :param preserve_all_tensors: give every tensor its own memory so that all
         intermediate tensors can be read after a run (for bit-exactness checks).
     :raises ModelError: the model cannot be imported.
     :raises TargetError: the target is invalid.
-    :raises PlacementError: an operator no device accepts.
+    :raises PlacementError: an operator no device accepts, or (strict) any that would fall back to the host.
     """
     if registry is None:
         from .. import get_registry
@@ -108,36 +116,8 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
         schedule = _preserving(schedule)
     constants = {(t, m): graph.tensors[t].nbytes for t, m in schedule.constants}
     plan = plan_memory(schedule, constants)
-    _check_capacity(graph, tgt, registry, plan, schedule)
-    prepared: dict[int, PreparedCall] = {}
-    for op in graph.operators:
-        entry = tgt.entries[placement.ops[op.index].entry]
-        call = registry.prepare_operator(entry.device_type, entry.options, graph, op)
-        if not isinstance(call, PreparedCall):
-            raise NotSupportedError(f"device {entry.kind!r} returned {type(call).__name__} from "
-                                    f"prepare_operator for operator #{op.index} {op.type}, not a PreparedCall")
-        if entry.device_type.memory is MemoryKind.SEPARATE and not is_c_kernel(call.kernel):
-            raise NotSupportedError(f"device {entry.kind!r}: operator #{op.index} {op.type} has a Python kernel, "
-                                    f"but the device's memory is not host-visible; it must provide a C kernel")
-        prepared[op.index] = call
+    prepared = {p.op_index: p.call for p in placement.ops if p.call is not None}
     return CompiledModule(graph, tgt, placement, schedule, plan, prepared, registry, preserve_all_tensors)
-
-
-def _check_capacity(graph: Graph, target: Target, registry: "Registry", plan: MemoryPlan,
-                    schedule: Schedule) -> None:
-    """Refuse, at compile time, a plan that cannot fit a device's declared memory."""
-    for entry in target.entries:
-        pool = plan.pools.get(entry.kind)
-        capacity = registry.memory_capacity(entry.device_type, entry.options)
-        if pool is None or capacity is None:
-            continue
-        need = sum(aligned_bytes(b) for b in pool.blocks) + sum(
-            aligned_bytes(graph.tensors[t].nbytes) for t, m in schedule.constants if m == entry.kind)
-        if need > capacity:
-            raise PlacementError(
-                f"the memory plan needs {need} B of {entry.kind!r} memory ({pool.size} B of activations, "
-                f"{pool.constant_bytes} B of constants) but the device has {capacity} B; give it more memory "
-                f"(its target options) or move it later in the target")
 
 
 def _preserving(schedule: Schedule) -> Schedule:
@@ -145,5 +125,6 @@ def _preserving(schedule: Schedule) -> Schedule:
     from dataclasses import replace
 
     end = len(schedule.steps)
-    return replace(schedule, buffers=tuple(replace(b, last=end) for b in schedule.buffers))
+    return replace(schedule, buffers=tuple(b if b.scratch_of is not None else replace(b, last=end)
+                                           for b in schedule.buffers))
 

@@ -1,58 +1,40 @@
-"""The executor: opens devices, preloads constants, runs the plan, closes devices.
+"""The executor: the device lifecycle around a bound plan.
 
 Lifecycle, as the C Device API prescribes:
 
 * creating an :class:`Executor` Inits and Opens every device of the target,
-  allocates the planned storage (host arena, each device's blocks, scratch via
-  AllocWorkspace) and preloads constants into separate device memory;
+  then binds the plan to them (:class:`~tvmdevice.aot.bind.BoundPlan`:
+  storage as planned, scratch included, constants preloaded into separate
+  device memory); if any of that fails, everything is torn down before the
+  error is raised;
 * :meth:`Executor.run` Activates the devices, issues the calls — each with its
   device's handle as the last argument (``resource_handle``) — and copies,
   then Deactivates them, also when a kernel fails;
 * :meth:`Executor.close` (or leaving the ``with`` block) frees everything and
   Closes and Destroys the devices.
+
+An error raised while tearing down after a failure never masks that failure:
+the original error is raised, with the teardown error attached
+(:func:`attach_cleanup_error`).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from .._abi import kernel_info
 from ..device_type import MemoryKind
-from ..errors import InvalidArgumentError, KernelError, LifecycleError, TVMDeviceError, error_for_status
-from ..kernel import is_c_kernel
-from ..memory import address_of, aligned_empty
-from ._runloop import RunLoop
-from .ir import ABSENT
-from .schedule import HOST, CopyStep, KernelStep
+from ..errors import InvalidArgumentError, LifecycleError, TVMDeviceError
+from .bind import BoundPlan, CallRecord
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..device import Device
     from .compiler import CompiledModule
 
-__all__ = ["Executor", "CallRecord", "StepTiming"]
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One kernel call as issued: what the plan checker verifies.
-
-    :ivar op_index: the operator.
-    :ivar device: the device whose kernel runs it (from placement).
-    :ivar resource_handle: the handle passed last: the device struct's address.
-    :ivar handle_owner: the device that owns that handle.
-    :ivar buffers: buffer addresses in kernel order (``None`` for absent inputs).
-    """
-
-    op_index: int
-    device: str
-    kernel: str
-    resource_handle: int
-    handle_owner: str
-    buffers: tuple[int | None, ...]
+__all__ = ["Executor", "CallRecord", "StepTiming", "attach_cleanup_error"]
 
 
 @dataclass(frozen=True)
@@ -63,10 +45,23 @@ class StepTiming:
     ns: int
 
 
-@dataclass
-class _Memory:
-    device: "Device | None"  # None for the host arena
-    blocks: list[int] = field(default_factory=list)
+def attach_cleanup_error(original: BaseException, cleanup: BaseException) -> None:
+    """Record on ``original`` an error raised while cleaning up after it, without replacing it.
+
+    The cleanup error is kept in ``original.cleanup_errors`` and, on Python
+    3.11+, shown as a note under the original's traceback.
+    """
+    errors = getattr(original, "cleanup_errors", None)
+    if errors is None:
+        errors = []
+        try:
+            original.cleanup_errors = errors  # type: ignore[attr-defined]
+        except AttributeError:  # exceptions with __slots__: nothing more to keep
+            return
+    errors.append(cleanup)
+    add_note = getattr(original, "add_note", None)
+    if add_note is not None:
+        add_note(f"while cleaning up after this error, another one occurred: {type(cleanup).__name__}: {cleanup}")
 
 
 class Executor:
@@ -77,155 +72,35 @@ class Executor:
         self.timeline = timeline
         self.graph = module.graph
         self.devices: list[Device] = []
-        self.calls: list[CallRecord] = []
-        self.labels: list[tuple[str, str]] = []
-        self._keep: list[Any] = []
-        self._const_ptrs: dict[tuple[int, str], int] = {}
-        self._scratch: dict[str, int] = {}
         self._closed = False
         try:
-            self._open(trace)
-        except BaseException:
-            self._teardown()
+            self.devices = module.target.create_devices(module.registry, trace=trace)
+            for dev in self.devices:
+                dev.init()
+                dev.open()
+            self.bound = BoundPlan(module, self.devices)
+        except BaseException as exc:
+            try:
+                self._teardown()
+            except BaseException as cleanup:  # noqa: BLE001 - the original error is the one to report
+                attach_cleanup_error(exc, cleanup)
             raise
 
-    # ---------------------------------------------------------------- set-up
-    def _open(self, trace: bool | None) -> None:
-        module = self.module
-        self.devices = module.target.create_devices(module.registry, trace=trace)
-        self._by_name = {d.name: d for d in self.devices}
-        for dev in self.devices:
-            dev.init()
-            dev.open()
-        host_pool = module.plan.pools[HOST]
-        self.arena = aligned_empty(max(host_pool.size, 1), 64)
-        self.memories: dict[str, _Memory] = {HOST: _Memory(None)}
-        for name, pool in module.plan.pools.items():
-            if name == HOST:
-                continue
-            dev = self._by_name[name]
-            self.memories[name] = _Memory(dev, [dev.alloc_data_space(size, 64) for size in pool.blocks])
-        for tensor, memory in module.schedule.constants:
-            dev = self._by_name[memory]
-            data = self.graph.tensors[tensor].data
-            assert data is not None, "schedule.constants lists constant tensors only"
-            ptr = dev.alloc_data_space(data.nbytes, 64, data.dtype.name)
-            dev.upload(np.ascontiguousarray(data), ptr)
-            self._const_ptrs[(tensor, memory)] = ptr
-        for dev in self.devices:
-            dev.stream_sync(0)
-        for dev in self.devices:
-            need = max((c.scratch_bytes for i, c in module.prepared.items()
-                        if module.placement.ops[i].device == dev.name), default=0)
-            if need:
-                self._scratch[dev.name] = dev.alloc_workspace(need)
-        self.loop = RunLoop(len(module.schedule.steps), self._kernel_failed)
-        for step in module.schedule.steps:
-            if isinstance(step, KernelStep):
-                self._add_kernel(step)
-            else:
-                self._add_copy(step)
+    @property
+    def calls(self) -> list[CallRecord]:
+        """A :class:`CallRecord` per kernel call issued by :meth:`run`, in order."""
+        return self.bound.calls
 
-    def _address(self, tensor: int, memory: str) -> int:
-        pool = self.module.plan.pools[memory]
-        if memory == HOST:
-            return address_of(self.arena) + pool.offsets[(tensor, memory)]
-        return self.memories[memory].blocks[pool.block_of[(tensor, memory)]]
-
-    def _view(self, tensor: int) -> np.ndarray:
-        """The host-arena view of a non-constant tensor (typed and shaped)."""
-        t = self.graph.tensors[tensor]
-        off = self.module.plan.pools[HOST].offsets[(tensor, HOST)]
-        return self.arena[off: off + t.nbytes].view(t.dtype).reshape(t.shape)
-
-    def _add_kernel(self, step: KernelStep) -> None:
-        op = self.graph.operators[step.op_index]
-        call = self.module.prepared[op.index]
-        dev = self.devices[step.entry]
-        scratch = call.scratch_bytes
-        self.labels.append((f"#{op.index} {op.type}", dev.name))
-        if is_c_kernel(call.kernel):
-            buffers: list[int | None] = []
-            for t in op.inputs:
-                if t == ABSENT:
-                    buffers.append(None)
-                elif self.graph.tensors[t].is_constant:
-                    if step.memory == HOST:
-                        data = self.graph.tensors[t].data
-                        assert data is not None
-                        self._keep.append(data)
-                        buffers.append(address_of(data))
-                    else:
-                        buffers.append(self._const_ptrs[(t, step.memory)])
-                else:
-                    buffers.append(self._address(t, step.memory))
-            buffers += [self._address(t, step.memory) for t in op.outputs]
-            if scratch:
-                buffers.append(self._scratch[dev.name])
-            self.loop.add_kernel(call.kernel, call.params, buffers, dev.handle_address)
-            self.calls.append(CallRecord(op.index, step.device, kernel_info(call.kernel)[0], dev.handle_address,
-                                         dev.name, tuple(buffers)))
-            return
-        views: list[Any] = []
-        for t in op.inputs:
-            if t == ABSENT:
-                views.append(None)
-            elif self.graph.tensors[t].is_constant:
-                views.append(self.graph.tensors[t].data)
-            else:
-                views.append(self._view(t))
-        views += [self._view(t) for t in op.outputs]
-        if scratch:
-            buf = aligned_empty(scratch, 64)
-            self._keep.append(buf)
-            views.append(buf)
-        kernel, params = call.kernel, call.params
-        label = self.labels[-1][0]
-
-        def run_python_kernel() -> None:
-            try:
-                kernel(params, views, dev)
-            except TVMDeviceError:
-                raise
-            except Exception as exc:
-                raise KernelError(f"operator {label} on device {dev.name!r} raised {type(exc).__name__}: "
-                                  f"{exc}") from exc
-
-        self.loop.add_python(run_python_kernel)
-        self.calls.append(CallRecord(op.index, step.device, call.name, dev.handle_address, dev.name,
-                                     tuple(address_of(v) if v is not None else None for v in views)))
-
-    def _add_copy(self, step: CopyStep) -> None:
-        t = self.graph.tensors[step.tensor]
-        self.labels.append((f"copy t{step.tensor} {step.src}->{step.dst}", step.dst if step.dst != HOST else step.src))
-        src_dev = self.memories[step.src].device
-        dst_dev = self.memories[step.dst].device
-        src = self._view(step.tensor).reshape(-1).view(np.uint8) if step.src == HOST else \
-            self._address(step.tensor, step.src)
-        dst = self._view(step.tensor).reshape(-1).view(np.uint8) if step.dst == HOST else \
-            self._address(step.tensor, step.dst)
-        performer = dst_dev if dst_dev is not None else src_dev
-        assert performer is not None, "host-to-host copies are never scheduled"
-        nbytes = t.nbytes
-
-        def run_copy() -> None:
-            performer.copy_data_from_to(src, 0, dst, 0, nbytes, src_dev, dst_dev, t.dtype.name, None)
-            performer.stream_sync(0)
-
-        self.loop.add_python(run_copy)
-
-    # ------------------------------------------------------------------- run
-    def _kernel_failed(self, step: int, status: int) -> TVMDeviceError:
-        label, device = self.labels[step]
-        base = error_for_status(status, "")
-        cls = KernelError if type(base) is TVMDeviceError else type(base)
-        return cls(f"operator {label} on device {device!r} failed with status {status} "
-                   f"({type(base).__name__})")
+    @property
+    def labels(self) -> list[tuple[str, str]]:
+        """``(label, device)`` per step, in order."""
+        return self.bound.labels
 
     def _check_open(self) -> None:
         if self._closed:
             raise LifecycleError("executor is closed; create a new one with module.executor()")
 
+    # ------------------------------------------------------------------- run
     def set_inputs(self, inputs: Sequence[np.ndarray]) -> None:
         """Copy ``inputs`` (one per graph input, right dtype and shape) into the arena."""
         if len(inputs) != len(self.graph.inputs):
@@ -240,7 +115,7 @@ class Executor:
             if arr.size != int(np.prod(tensor.shape)):
                 raise InvalidArgumentError(f"input {k} ({tensor.name!r}) must have shape {tensor.shape}, "
                                            f"got {arr.shape}")
-            self._view(t)[...] = arr.reshape(tensor.shape)
+            self.bound.view(t)[...] = arr.reshape(tensor.shape)
 
     def run(self, inputs: Sequence[np.ndarray], *, profile: bool = False) -> list[np.ndarray]:
         """Run the model once; returns copies of the outputs.
@@ -251,12 +126,12 @@ class Executor:
         self._check_open()
         self.set_inputs(inputs)
         self.invoke(profile=profile)
-        return [np.array(self._view(t)) for t in self.graph.outputs]
+        return [np.array(self.bound.view(t)) for t in self.graph.outputs]
 
     def invoke(self, *, profile: bool = False) -> None:
         """Run the plan on the inputs already in place (the timed part of :meth:`run`)."""
         self._check_open()
-        activated = []
+        activated: list[Device] = []
         try:
             for dev in self.devices:
                 dev.activate()
@@ -264,22 +139,20 @@ class Executor:
             if profile or self.timeline is not None:
                 self._run_profiled()
             else:
-                self.loop.run()
-        finally:
-            first: BaseException | None = None
-            for dev in reversed(activated):
-                try:
-                    dev.deactivate()
-                except TVMDeviceError as exc:
-                    first = first or exc
-            if first is not None:
-                raise first
+                self.bound.loop.run()
+        except BaseException as exc:
+            for cleanup in _walk(reversed(activated), "deactivate"):
+                attach_cleanup_error(exc, cleanup)
+            raise
+        errors = _walk(reversed(activated), "deactivate")
+        if errors:
+            raise errors[0]
 
     def _run_profiled(self) -> None:
         self.timings: list[StepTiming] = []
         for i, (label, device) in enumerate(self.labels):
             start = time.perf_counter_ns()
-            self.loop.run(i, i + 1)
+            self.bound.loop.run(i, i + 1)
             ns = time.perf_counter_ns() - start
             self.timings.append(StepTiming(i, label, device, ns))
             if self.timeline is not None:
@@ -289,18 +162,7 @@ class Executor:
     def tensor(self, index: int) -> np.ndarray:
         """A copy of tensor ``index`` after a run (constants, host tensors, or device tensors)."""
         self._check_open()
-        t = self.graph.tensors[index]
-        if t.is_constant:
-            return np.array(t.data)
-        pool = self.module.plan.pools[HOST]
-        if (index, HOST) in pool.offsets:
-            return np.array(self._view(index))
-        for memory, mem in self.memories.items():
-            if mem.device is not None and (index, memory) in self.module.plan.pools[memory].block_of:
-                out = np.empty(t.shape, t.dtype)
-                mem.device.download(self._address(index, memory), out.reshape(-1).view(np.uint8))
-                return out
-        raise KeyError(f"tensor #{index} is not materialised in any memory")
+        return self.bound.tensor(index)
 
     # --------------------------------------------------------------- closing
     def close(self) -> None:
@@ -310,21 +172,20 @@ class Executor:
         self._teardown()
 
     def _teardown(self) -> None:
+        """Free what binding allocated and walk every device down; the first error is raised last."""
         self._closed = True
         first: BaseException | None = None
         for dev in reversed(self.devices):
-            for name, ptr in list(self._scratch.items()):
-                if name == dev.name and ptr in dev.allocations:
-                    dev.free_workspace(ptr)
             for ptr in list(dev.allocations):
                 alloc = dev.allocations[ptr]
-                (dev.free_workspace if alloc.kind == "workspace" else dev.free_data_space)(ptr)
+                try:
+                    (dev.free_workspace if alloc.kind == "workspace" else dev.free_data_space)(ptr)
+                except TVMDeviceError as exc:
+                    first = first or exc
             try:
                 dev.release()
             except TVMDeviceError as exc:
                 first = first or exc
-        self._scratch.clear()
-        self._const_ptrs.clear()
         if first is not None:
             raise first
 
@@ -351,3 +212,14 @@ class Executor:
                     if addr is not None and owner.find_allocation(addr, 1) is None:
                         raise TVMDeviceError(f"plan check: operator #{rec.op_index} on {placed!r} reads {addr:#x}, "
                                              f"which is not in that device's memory")
+
+
+def _walk(devices: Any, step: str) -> list[BaseException]:
+    """Call ``step`` on each device, collecting (not raising) their errors."""
+    errors: list[BaseException] = []
+    for dev in devices:
+        try:
+            getattr(dev, step)()
+        except TVMDeviceError as exc:
+            errors.append(exc)
+    return errors

@@ -1,81 +1,51 @@
-"""Placement: which device of a target runs which operator, and why.
+"""Placement: which device of a target runs which operator, prepared once, and why.
 
-Each operator goes to the first device of the target (in target order) that
-accepts it — operator type *and* parameters, as its plugin's
-``tvmdevice_check_operator`` decides, and room in its memory, as its
-``tvmdevice_memory_capacity`` budget allows — the host last.  The result is a
-first-class, printable :class:`Placement` that records every refusal, so a
-user can see why an operator fell back to the host.  ``strict=True`` refuses
-host fallback for any operator an accelerator could not take.
+The first stage of the compile pipeline, in TFLM's AllocateTensors order:
+each operator is analysed once by the operator layer
+(:func:`tvmdevice.ops.analyze`, shared by every device), then offered to the
+devices of the target in order, the host last.  A device takes it when
+
+1. its ``tvmdevice_check_operator`` pre-filter passes (cheap: by default the
+   operator type is one it declares),
+2. its ``tvmdevice_prepare_operator`` returns a prepared call instead of
+   refusing (any ``NotSupportedError``, e.g. ``Refusal``, is a refusal), and
+3. the call fits the device's limits — its scratch within
+   ``tvmdevice_workspace_capacity`` and everything it keeps in device memory
+   within ``tvmdevice_memory_capacity``.
+
+This is the only place capacity is judged: the memory plan that follows
+always fits.  Every refusal is recorded (device and reason), and the prepared
+call the accepting device returned is kept, so prepare runs once per operator
+on the device that runs it.
+
+View operators (RESHAPE, SQUEEZE, EXPAND_DIMS) run on no device: their
+output aliases their input in the memory plan.  They are reported as views,
+never a cause of ``strict`` failure.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..errors import PlacementError
+from ..device_type import MemoryKind
+from ..errors import NotSupportedError, PlacementError, Refusal
+from ..kernel import PreparedCall, is_c_kernel
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..registry import Registry
-    from ..target import Target
-    from .ir import Graph
+    from ..target import Target, TargetEntry
+    from .ir import Graph, Operator
 
-__all__ = ["OpPlacement", "Placement", "place"]
+__all__ = ["OpPlacement", "Placement", "place", "aligned_bytes", "is_view", "VIEW", "VIEW_TYPES",
+           "BLOCK_ALIGNMENT"]
 
+#: The ``device`` of a view operator's placement: it runs on no device.
+VIEW = "(view)"
 
-@dataclass(frozen=True)
-class OpPlacement:
-    """Where one operator runs.
-
-    :ivar op_index: the operator's index in the graph.
-    :ivar op_type: its TFLite type.
-    :ivar device: the chosen device name.
-    :ivar entry: index of that device in the target.
-    :ivar declined: ``(device, reason)`` for each earlier device that refused.
-    """
-
-    op_index: int
-    op_type: str
-    device: str
-    entry: int
-    declined: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class Placement:
-    """The placement of every operator of a graph on a target."""
-
-    target: "Target"
-    ops: tuple[OpPlacement, ...]
-    strict: bool = False
-    summary: dict[str, int] = field(default_factory=dict)
-
-    def device_of(self, op_index: int) -> str:
-        return self.ops[op_index].device
-
-    def on(self, device: str) -> list[OpPlacement]:
-        return [p for p in self.ops if p.device == device]
-
-    def __str__(self) -> str:
-        lines = [f"placement on target '{self.target}':"]
-        width = max((len(p.op_type) for p in self.ops), default=0)
-        for p in self.ops:
-            why = "; ".join(f"{d}: {r}" for d, r in p.declined)
-            lines.append(f"  #{p.op_index:<3} {p.op_type:<{width}}  -> {p.device}" + (f"   ({why})" if why else ""))
-        counts = ", ".join(f"{d}: {n}" for d, n in self.summary.items())
-        lines.append(f"  operators per device: {counts}")
-        return "\n".join(lines)
-
-    def to_json(self) -> dict:
-        return {
-            "target": str(self.target),
-            "strict": self.strict,
-            "ops": [{"index": p.op_index, "type": p.op_type, "device": p.device,
-                     "declined": [{"device": d, "reason": r} for d, r in p.declined]} for p in self.ops],
-            "summary": dict(self.summary),
-        }
-
+#: Operator types whose output is their input reinterpreted, for an operator
+#: the operator layer does not know (otherwise its ``OpData.is_view`` says).
+VIEW_TYPES = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
 
 #: Granule in which device memory is budgeted (the alignment of every device block).
 BLOCK_ALIGNMENT = 64
@@ -86,74 +56,234 @@ def aligned_bytes(nbytes: int) -> int:
     return -(-max(nbytes, 1) // BLOCK_ALIGNMENT) * BLOCK_ALIGNMENT
 
 
+@dataclass(frozen=True)
+class OpPlacement:
+    """Where one operator runs.
+
+    :ivar op_index: the operator's index in the graph.
+    :ivar op_type: its TFLite type.
+    :ivar device: the chosen device name (:data:`VIEW` for a view operator).
+    :ivar entry: index of that device in the target (``-1`` for a view).
+    :ivar declined: ``(device, reason)`` for each earlier device that refused.
+    :ivar call: the prepared call of the accepting device (``None`` for a view).
+    :ivar op_data: the operator layer's op data (``None`` when it does not know the type).
+    """
+
+    op_index: int
+    op_type: str
+    device: str
+    entry: int
+    declined: tuple[tuple[str, str], ...] = ()
+    call: PreparedCall | None = field(default=None, compare=False, repr=False)
+    op_data: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_view(self) -> bool:
+        """Whether the operator is a view: no kernel, its output aliases its input."""
+        return self.entry < 0
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The placement of every operator of a graph on a target.
+
+    :ivar aliases: view output tensor -> the tensor whose memory it shares
+        (never itself a view output).
+    """
+
+    target: "Target"
+    ops: tuple[OpPlacement, ...]
+    strict: bool = False
+    summary: dict[str, int] = field(default_factory=dict)
+    aliases: dict[int, int] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        lines = [f"placement on target '{self.target}':"]
+        width = max((len(p.op_type) for p in self.ops), default=0)
+        for p in self.ops:
+            if p.is_view:
+                lines.append(f"  #{p.op_index:<3} {p.op_type:<{width}}  -> view (aliases its input, no kernel)")
+                continue
+            why = "; ".join(f"{d}: {r}" for d, r in p.declined)
+            lines.append(f"  #{p.op_index:<3} {p.op_type:<{width}}  -> {p.device}" + (f"   ({why})" if why else ""))
+        counts = ", ".join(f"{d}: {n}" for d, n in self.summary.items())
+        views = sum(1 for p in self.ops if p.is_view)
+        lines.append(f"  operators per device: {counts}" + (f"; views: {views}" if views else ""))
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {
+            "target": str(self.target),
+            "strict": self.strict,
+            "ops": [{"index": p.op_index, "type": p.op_type, "device": None if p.is_view else p.device,
+                     "view": p.is_view, "kernel": p.call.name if p.call is not None else None,
+                     "scratch_bytes": p.call.scratch_bytes if p.call is not None else 0,
+                     "declined": [{"device": d, "reason": r} for d, r in p.declined]} for p in self.ops],
+            "summary": dict(self.summary),
+            "views": sum(1 for p in self.ops if p.is_view),
+        }
+
+
+def is_view(graph: "Graph", op: "Operator", op_data: Any) -> bool:
+    """Whether ``op`` can alias its output to its input (a view of a non-constant tensor)."""
+    view = op_data.is_view if op_data is not None else op.type in VIEW_TYPES
+    if not view or not op.inputs or len(op.outputs) != 1 or op.inputs[0] < 0:
+        return False
+    src, dst = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    return not src.is_constant and src.nbytes == dst.nbytes and src.dtype == dst.dtype
+
+
 class _Budget:
-    """What placement has put in one capacity-limited device memory so far."""
+    """What placement has put in one capacity-limited device memory so far.
+
+    Every buffer the device holds is counted as if all were alive at once —
+    constants, each activation tensor, each call's scratch — so whatever
+    the memory planner does afterwards, the plan fits.
+    """
 
     def __init__(self, name: str, capacity: int) -> None:
         self.name, self.capacity = name, capacity
-        self.constants: set[int] = set()
-        self.constant_bytes = 0
-        self.peak_activations = 0
+        self.held: set[int] = set()
+        self.constant_bytes = self.activation_bytes = self.scratch_bytes = 0
 
-    def refusal(self, graph: "Graph", op) -> tuple[str | None, list[int], int]:
-        """A reason the operator does not fit (or None), its new constants and its activation bytes."""
-        new = [t for t in dict.fromkeys(op.inputs) if t >= 0 and graph.tensors[t].is_constant
-               and t not in self.constants]
-        constant_bytes = self.constant_bytes + sum(aligned_bytes(graph.tensors[t].nbytes) for t in new)
-        activations = sum(aligned_bytes(graph.tensors[t].nbytes) for t in (*op.inputs, *op.outputs)
-                          if t >= 0 and not graph.tensors[t].is_constant)
-        need = constant_bytes + max(self.peak_activations, activations)
+    def refusal(self, graph: "Graph", op: "Operator", aliases: dict[int, int],
+                scratch: int) -> tuple[str | None, list[int]]:
+        """A reason the operator does not fit (or None), and the tensors it would add."""
+        tensors = (aliases.get(t, t) for t in (*op.inputs, *op.outputs) if t >= 0)
+        new = [t for t in dict.fromkeys(tensors) if t not in self.held]
+        held = self.constant_bytes + self.activation_bytes + self.scratch_bytes
+        need = held + sum(aligned_bytes(graph.tensors[t].nbytes) for t in new) + \
+            (aligned_bytes(scratch) if scratch else 0)
         if need > self.capacity:
             return (f"{self.name} memory full: {need} B needed of its {self.capacity} B "
-                    f"({self.constant_bytes} B of constants already placed)"), new, activations
-        return None, new, activations
+                    f"({self.constant_bytes} B of constants, {self.activation_bytes} B of activations and "
+                    f"{self.scratch_bytes} B of scratch already placed); give it more memory (its target options) "
+                    f"or accept the fallback"), new
+        return None, new
 
-    def take(self, graph: "Graph", new: list[int], activations: int) -> None:
-        self.constants.update(new)
-        self.constant_bytes += sum(aligned_bytes(graph.tensors[t].nbytes) for t in new)
-        self.peak_activations = max(self.peak_activations, activations)
+    def take(self, graph: "Graph", new: list[int], scratch: int) -> None:
+        for t in new:
+            self.held.add(t)
+            nbytes = aligned_bytes(graph.tensors[t].nbytes)
+            if graph.tensors[t].is_constant:
+                self.constant_bytes += nbytes
+            else:
+                self.activation_bytes += nbytes
+        if scratch:
+            self.scratch_bytes += aligned_bytes(scratch)
+
+
+class _Slot:
+    """One device of the target as placement sees it: its limits and what it has taken."""
+
+    def __init__(self, index: int, entry: "TargetEntry", registry: "Registry") -> None:
+        self.index, self.entry, self.registry = index, entry, registry
+        capacity = registry.memory_capacity(entry.device_type, entry.options)
+        self.budget = _Budget(entry.kind, capacity) if capacity is not None else None
+        self.workspace = registry.workspace_capacity(entry.device_type, entry.options)
+
+    def offer(self, graph: "Graph", op: "Operator", op_data: Any, aliases: dict[int, int]) -> PreparedCall | str:
+        """The prepared call when this device takes ``op``, otherwise its reason for refusing."""
+        entry = self.entry
+        reason = self.registry.check_operator(entry.device_type, entry.options, graph, op, op_data)
+        if reason is not None:
+            return reason
+        if self.budget is not None:  # before prepare: no point preparing what cannot fit anyway
+            reason, _ = self.budget.refusal(graph, op, aliases, 0)
+            if reason is not None:
+                return reason
+        try:
+            call = self.registry.prepare_operator(entry.device_type, entry.options, graph, op, op_data)
+        except NotSupportedError as exc:
+            return str(getattr(exc, "reason", None) or exc)
+        _check_call(call, entry, op)
+        if self.workspace is not None and call.scratch_bytes > self.workspace:
+            return (f"the call needs {call.scratch_bytes} B of scratch, more than the {self.workspace} B "
+                    f"{entry.kind} allows one call (its workspace capacity); raise that limit in its target options "
+                    f"or accept the fallback")
+        if self.budget is not None:
+            reason, new = self.budget.refusal(graph, op, aliases, call.scratch_bytes)
+            if reason is not None:
+                return reason
+            self.budget.take(graph, new, call.scratch_bytes)
+        return call
+
+
+def _check_call(call: Any, entry: "TargetEntry", op: "Operator") -> None:
+    """A prepared call the executor can run: a plugin bug otherwise, not a refusal."""
+    if not isinstance(call, PreparedCall):
+        raise NotSupportedError(f"device {entry.kind!r} returned {type(call).__name__} from prepare_operator for "
+                                f"operator #{op.index} {op.type}, not a PreparedCall; fix the plugin")
+    if entry.device_type.memory is MemoryKind.SEPARATE and not is_c_kernel(call.kernel):
+        raise NotSupportedError(f"device {entry.kind!r}: operator #{op.index} {op.type} has a Python kernel, "
+                                f"but the device's memory is not host-visible; it must provide a C kernel")
 
 
 def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: bool = False) -> Placement:
-    """Place each operator of ``graph`` on the first device of ``target`` that accepts it.
+    """Place and prepare each operator of ``graph`` on the first device of ``target`` that takes it.
 
     :param strict: refuse host fallback: an operator that no accelerator of
-        the target accepts is an error (a target with only a host is allowed).
-    :raises PlacementError: no device accepts an operator, or strict mode
-        refused host fallback; the message names the operator and every
-        device's reason.
+        the target takes is an error (a target with only a host is allowed;
+        views never count).
+    :raises PlacementError: the operator layer refuses an operator, no device
+        takes one, or strict mode refused host fallback; the message names
+        the operator(s) and every device's reason.
     """
+    slots = [_Slot(i, entry, registry) for i, entry in enumerate(target.entries)]
+    last = len(slots) - 1
     ops: list[OpPlacement] = []
-    last = len(target.entries) - 1
-    budgets: dict[int, _Budget] = {}
-    for i, entry in enumerate(target.entries):
-        capacity = registry.memory_capacity(entry.device_type, entry.options)
-        if capacity is not None:
-            budgets[i] = _Budget(entry.kind, capacity)
+    aliases: dict[int, int] = {}
+    offenders: list[OpPlacement] = []
     for op in graph.operators:
+        op_data = _analyze(graph, op)
+        if is_view(graph, op, op_data):
+            aliases[op.outputs[0]] = aliases.get(op.inputs[0], op.inputs[0])
+            ops.append(OpPlacement(op.index, op.type, VIEW, -1, op_data=op_data))
+            continue
         declined: list[tuple[str, str]] = []
-        chosen = None
-        for i, entry in enumerate(target.entries):
-            reason = registry.check_operator(entry.device_type, entry.options, graph, op)
-            if reason is None and i in budgets:
-                reason, new, activations = budgets[i].refusal(graph, op)
-                if reason is None:
-                    budgets[i].take(graph, new, activations)
-            if reason is None:
-                chosen = i
-                break
-            declined.append((entry.kind, reason))
+        chosen: OpPlacement | None = None
+        for slot in slots:
+            outcome = slot.offer(graph, op, op_data, aliases)
+            if isinstance(outcome, str):
+                declined.append((slot.entry.kind, outcome))
+                continue
+            chosen = OpPlacement(op.index, op.type, slot.entry.kind, slot.index, tuple(declined), outcome, op_data)
+            break
         if chosen is None:
             why = "; ".join(f"{d}: {r}" for d, r in declined)
-            raise PlacementError(f"operator #{op.index} {op.type}: no device of target '{target}' can run it ({why})")
-        if strict and chosen == last and last > 0:
-            why = "; ".join(f"{d}: {r}" for d, r in declined)
-            raise PlacementError(f"strict placement: operator #{op.index} {op.type} would fall back to the host "
-                                 f"{target.entries[last].kind!r} ({why})")
-        ops.append(OpPlacement(op.index, op.type, target.entries[chosen].kind, chosen, tuple(declined)))
+            raise PlacementError(f"operator #{op.index} {op.type}: no device of target '{target}' can run it "
+                                 f"({why}); add a device that implements it to the target")
+        if strict and chosen.entry == last and last > 0:
+            offenders.append(chosen)
+        ops.append(chosen)
+    if offenders:
+        raise PlacementError(_strict_message(offenders, target))
     summary: dict[str, int] = {}
     for entry in target.entries:
         n = sum(1 for p in ops if p.device == entry.kind)
         if n:
             summary[entry.kind] = n
-    return Placement(target, tuple(ops), strict, summary)
+    return Placement(target, tuple(ops), strict, summary, aliases)
+
+
+def _analyze(graph: "Graph", op: "Operator") -> Any:
+    from ..ops import analyze
+
+    try:
+        return analyze(graph, op)
+    except Refusal as exc:  # TFLM itself does not run it: no device is asked
+        raise PlacementError(f"{exc.with_context(op=op)}; no device is asked, since TFLite Micro's int8 kernels "
+                             f"do not support it either: change or re-quantize the model") from exc
+
+
+def _strict_message(offenders: list[OpPlacement], target: "Target") -> str:
+    host = target.entries[-1].kind
+    lines = []
+    for p in offenders:
+        why = "; ".join(f"{d}: {r}" for d, r in p.declined)
+        lines.append(f"strict placement: operator #{p.op_index} {p.op_type} would fall back to the host "
+                     f"{host!r} ({why})")
+    lines.append(f"{len(offenders)} operator(s) would run on the host. Put a device that runs them in the target, "
+                 f"raise the limits named above (target options), or compile without strict mode "
+                 f"(--strict) to let the host run them.")
+    return "\n".join(lines)

@@ -11,7 +11,7 @@ staged through host memory.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
 from ..device_type import MemoryKind
@@ -22,20 +22,31 @@ if TYPE_CHECKING:  # pragma: no cover
     from .ir import Graph
     from .placement import Placement
 
-__all__ = ["HOST", "KernelStep", "CopyStep", "Step", "Schedule", "BufferUse", "build_schedule", "memory_of"]
+__all__ = ["HOST", "KernelStep", "CopyStep", "Step", "Schedule", "BufferUse", "BufferKey", "build_schedule",
+           "memory_of", "TENSOR", "SCRATCH"]
 
 #: The name of host memory in schedules and memory plans.
 HOST = "host"
 
+#: Kinds of buffer in a :data:`BufferKey`.
+TENSOR, SCRATCH = "tensor", "scratch"
+
+#: A buffer's key in a memory plan: ``(TENSOR, tensor, memory)`` or ``(SCRATCH, op_index, memory)``.
+BufferKey = tuple[str, int, str]
+
 
 @dataclass(frozen=True)
 class KernelStep:
-    """Run operator ``op_index`` on target entry ``entry`` (reading and writing in ``memory``)."""
+    """Run operator ``op_index`` on target entry ``entry`` (reading and writing in ``memory``).
+
+    :ivar scratch_bytes: the call's scratch, a buffer of the memory plan alive during this step.
+    """
 
     op_index: int
     entry: int
     device: str
     memory: str
+    scratch_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -52,31 +63,46 @@ Step = Union[KernelStep, CopyStep]
 
 @dataclass(frozen=True)
 class BufferUse:
-    """One tensor materialised in one memory, alive over steps ``[first, last]``."""
+    """One buffer materialised in one memory, alive over steps ``[first, last]``.
+
+    A tensor's buffer (``scratch_of is None``: ``tensor`` is the tensor, never
+    a view output, since views share their source's buffer) or one call's
+    scratch (``scratch_of`` is the operator; alive during its step only).
+    """
 
     tensor: int
     memory: str
     nbytes: int
     first: int
     last: int
+    scratch_of: int | None = None
+
+    @property
+    def key(self) -> BufferKey:
+        """The buffer's key in a memory plan."""
+        if self.scratch_of is not None:
+            return (SCRATCH, self.scratch_of, self.memory)
+        return (TENSOR, self.tensor, self.memory)
 
 
 @dataclass(frozen=True)
 class Schedule:
+    """Steps in order, every buffer with its lifetime, constants per memory.
+
+    :ivar constants: ``(tensor, memory)`` for each constant a kernel reads in
+        that memory: preloaded into separate memories, read in place (the
+        model's weights, flash/rodata on a microcontroller) in host memory.
+    :ivar aliases: view output tensor -> the tensor whose buffer it shares.
+    """
+
     steps: tuple[Step, ...]
     buffers: tuple[BufferUse, ...]
-    #: constant tensors each separate memory needs preloaded: (tensor, memory)
     constants: tuple[tuple[int, str], ...]
+    aliases: dict[int, int] = field(default_factory=dict)
 
-    def buffer(self, tensor: int, memory: str) -> BufferUse:
-        for b in self.buffers:
-            if b.tensor == tensor and b.memory == memory:
-                return b
-        raise KeyError((tensor, memory))
-
-    @property
-    def copies(self) -> list[CopyStep]:
-        return [s for s in self.steps if isinstance(s, CopyStep)]
+    def source(self, tensor: int) -> int:
+        """The tensor whose buffer ``tensor`` uses (itself unless it is a view output)."""
+        return self.aliases.get(tensor, tensor)
 
 
 def memory_of(entry: "TargetEntry") -> str:
@@ -85,12 +111,17 @@ def memory_of(entry: "TargetEntry") -> str:
 
 
 def build_schedule(graph: "Graph", target: "Target", placement: "Placement") -> Schedule:
-    """Order kernel calls and insert copies; compute each buffer's lifetime."""
+    """Order kernel calls and insert copies; compute each buffer's lifetime (scratch included).
+
+    View operators get no step: their output is their input's buffer.
+    """
     steps: list[Step] = []
+    alias = placement.aliases
     where: dict[int, list[str]] = {t: [HOST] for t in graph.inputs}
     constants: list[tuple[int, str]] = []
 
     def ensure(tensor: int, memory: str) -> None:
+        tensor = alias.get(tensor, tensor)
         have = where.get(tensor)
         if have is None:
             raise ValueError(f"tensor #{tensor} is read before any operator writes it")
@@ -104,27 +135,31 @@ def build_schedule(graph: "Graph", target: "Target", placement: "Placement") -> 
 
     for op in graph.operators:
         p = placement.ops[op.index]
+        if p.is_view:
+            continue
         entry = target.entries[p.entry]
         mem = memory_of(entry)
         for t in op.inputs:
             if t == ABSENT:
                 continue
             if graph.tensors[t].is_constant:
-                if mem != HOST and (t, mem) not in constants:
+                if (t, mem) not in constants:
                     constants.append((t, mem))
                 continue
             ensure(t, mem)
-        steps.append(KernelStep(op.index, p.entry, entry.kind, mem))
+        scratch = p.call.scratch_bytes if p.call is not None else 0
+        steps.append(KernelStep(op.index, p.entry, entry.kind, mem, scratch))
         for t in op.outputs:
             where[t] = [mem]
     for t in graph.outputs:
         ensure(t, HOST)
-    return Schedule(tuple(steps), _lifetimes(graph, steps), tuple(constants))
+    return Schedule(tuple(steps), _lifetimes(graph, steps, alias), tuple(constants), dict(alias))
 
 
-def _lifetimes(graph: "Graph", steps: list[Step]) -> tuple[BufferUse, ...]:
+def _lifetimes(graph: "Graph", steps: list[Step], alias: dict[int, int]) -> tuple[BufferUse, ...]:
     first: dict[tuple[int, str], int] = {(t, HOST): -1 for t in graph.inputs}
     last: dict[tuple[int, str], int] = dict(first)
+    scratch: list[BufferUse] = []
 
     def use(key: tuple[int, str], i: int) -> None:
         last[key] = max(last.get(key, i), i)
@@ -138,12 +173,15 @@ def _lifetimes(graph: "Graph", steps: list[Step]) -> tuple[BufferUse, ...]:
         op = graph.operators[step.op_index]
         for t in op.inputs:
             if t != ABSENT and not graph.tensors[t].is_constant:
-                use((t, step.memory), i)
+                use((alias.get(t, t), step.memory), i)
         for t in op.outputs:
             first.setdefault((t, step.memory), i)
             last.setdefault((t, step.memory), i)
+        if step.scratch_bytes:
+            scratch.append(BufferUse(ABSENT, step.memory, step.scratch_bytes, i, i, scratch_of=step.op_index))
     end = len(steps)
     for t in graph.outputs:
-        last[(t, HOST)] = end
-    return tuple(BufferUse(t, m, graph.tensors[t].nbytes, first[(t, m)], last[(t, m)])
-                 for (t, m) in sorted(first, key=lambda k: (first[k], k)))
+        last[(alias.get(t, t), HOST)] = end
+    tensors = [BufferUse(t, m, graph.tensors[t].nbytes, first[(t, m)], last[(t, m)])
+               for (t, m) in sorted(first, key=lambda k: (first[k], k))]
+    return tuple(tensors + scratch)

@@ -49,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"  operators: {', '.join(sorted(t.operators)) or '-'}")
             for i, o in enumerate(t.options):
                 label = "  options:   " if i == 0 else "             "
-                console.print(f"{label}-{o.name} ({o.type_name}, default {o.default!r}) {escape(o.help)}")
+                bounds = f", {o.bounds}" if o.bounds else ""
+                console.print(f"{label}-{o.name} ({o.type_name}, default {o.default!r}{bounds}) {escape(o.help)}")
         console.print()
     loaded = sum(len(r.device_types) for r in records if r.status == "loaded")
     failed = sum(1 for r in records if r.status == "failed")

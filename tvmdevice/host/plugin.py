@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..aot.ir import Graph, Operator
     from ..device import Device
     from ..kernel import PreparedCall
+    from ..ops import OpData
 
 API_VERSION = 1
 
@@ -185,7 +186,9 @@ def tvmdevice_check_operator(device_type: DeviceType, options: dict[str, Any], g
 
 @hookimpl
 def tvmdevice_prepare_operator(device_type: DeviceType, options: dict[str, Any], graph: "Graph",
-                               op: "Operator") -> "PreparedCall":
+                               op: "Operator", op_data: "OpData | None") -> "PreparedCall":
+    # The op data is the pipeline's, computed once for every device; the host
+    # analyzes the operator itself only when called without it.
     from . import kernels
 
-    return kernels.prepare(graph, op)
+    return kernels.prepare(graph, op, op_data)

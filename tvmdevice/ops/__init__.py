@@ -20,17 +20,37 @@ from typing import Callable, Mapping, TypeVar
 
 from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.errors import ModelFormatError, Refusal, TVMDeviceError
-from tvmdevice.ops import _checks, conv, elementwise, fully_connected, pooling, softmax
+from tvmdevice.ops import (
+    _checks,
+    activations,
+    concatenation,
+    conv,
+    elementwise,
+    fully_connected,
+    mean,
+    pad,
+    pooling,
+    quantize,
+    softmax,
+    views,
+)
 from tvmdevice.ops._base import OpData, OpDef, Operand, Signature
+from tvmdevice.ops.activations import ActivationData
+from tvmdevice.ops.concatenation import ConcatData
 from tvmdevice.ops.conv import ConvData
 from tvmdevice.ops.elementwise import ElementwiseData
 from tvmdevice.ops.fully_connected import FullyConnectedData
+from tvmdevice.ops.mean import MeanData
+from tvmdevice.ops.pad import PadData
 from tvmdevice.ops.pooling import PoolData
+from tvmdevice.ops.quantize import DequantizeData, QuantizeData
 from tvmdevice.ops.softmax import SoftmaxData
+from tvmdevice.ops.views import ViewData
 
 __all__ = [
     "OPERATORS", "validate", "analyze", "OpData", "OpDef", "Operand", "Signature",
-    "ConvData", "FullyConnectedData", "PoolData", "SoftmaxData", "ElementwiseData",
+    "ConvData", "FullyConnectedData", "PoolData", "SoftmaxData", "ElementwiseData", "ViewData", "PadData",
+    "ConcatData", "MeanData", "QuantizeData", "DequantizeData", "ActivationData",
 ]
 
 #: Every operator type the layer knows: op type -> its definition.
@@ -43,6 +63,14 @@ OPERATORS: Mapping[str, OpDef] = MappingProxyType({
     "SOFTMAX": OpDef(softmax.SIGNATURE, softmax.validate, softmax.analyze),
     "ADD": OpDef(elementwise.SIGNATURE, elementwise.validate, elementwise.analyze),
     "MUL": OpDef(elementwise.SIGNATURE, elementwise.validate, elementwise.analyze),
+    "RESHAPE": OpDef(views.RESHAPE_SIGNATURE, views.validate, views.analyze),
+    "PAD": OpDef(pad.SIGNATURE, pad.validate, pad.analyze),
+    "CONCATENATION": OpDef(concatenation.SIGNATURE, concatenation.validate, concatenation.analyze),
+    "MEAN": OpDef(mean.SIGNATURE, mean.validate, mean.analyze),
+    "QUANTIZE": OpDef(quantize.QUANTIZE_SIGNATURE, quantize.validate, quantize.analyze),
+    "DEQUANTIZE": OpDef(quantize.DEQUANTIZE_SIGNATURE, quantize.validate, quantize.analyze),
+    "LOGISTIC": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
+    "TANH": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
 })
 
 _T = TypeVar("_T")

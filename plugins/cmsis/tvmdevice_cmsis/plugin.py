@@ -182,6 +182,12 @@ def tvmdevice_check_operator(device_type: DeviceType, options: dict[str, Any], g
 
 
 @hookimpl
+def tvmdevice_workspace_capacity(device_type: DeviceType, options: dict[str, Any]) -> int | None:
+    # -scratch_kb=0 means no limit of the device's own.
+    return int(options.get("scratch_kb", 0)) * 1024 or None
+
+
+@hookimpl
 def tvmdevice_prepare_operator(device_type: DeviceType, options: dict[str, Any], graph: "Graph",
                                op: "Operator") -> "PreparedCall":
     from .kernels import prepare

@@ -85,6 +85,9 @@ def test_placement_moves_refused_operators_to_the_next_device(registry):
     graph = load_tflite(demo_model())
     placement = place(graph, Target.parse("woofles, c", registry), registry)
     for p in placement.ops:
+        if p.op_type == "RESHAPE":  # a view: it runs on no device
+            assert p.is_view
+            continue
         expected = "woofles" if p.op_type in OPERATORS else "c"
         assert p.device == expected, p
         if expected == "c":

@@ -135,8 +135,8 @@ DEVICE_TYPE = DeviceType(
     name="woofles",
     layout=LAYOUT,
     options=(
-        TargetOption("sram_kb", int, 256, f"on-chip SRAM in KiB (at most {MAX_SRAM_KB})", minimum=1),
-        TargetOption("mac_width", int, 64, f"MAC lanes per cycle (at most {MAX_MAC_WIDTH})", minimum=1),
+        TargetOption("sram_kb", int, 256, "on-chip SRAM in KiB", minimum=1, maximum=MAX_SRAM_KB),
+        TargetOption("mac_width", int, 64, "MAC lanes per cycle", minimum=1, maximum=MAX_MAC_WIDTH),
         TargetOption("dma_bytes_per_cycle", int, 8, "DMA bandwidth in bytes per cycle", minimum=1),
         TargetOption("clock_mhz", int, 400, "core clock in MHz (time estimates, kMaxClockRate)", minimum=1),
         TargetOption("max_channels", int, 1024, "largest channel count an operator may have", minimum=1),

@@ -27,8 +27,6 @@ from tvmdevice.memory import address_of, aligned_empty
 from .device import (
     DEVICE_TYPE,
     LAYOUT,
-    MAX_MAC_WIDTH,
-    MAX_SRAM_KB,
     MAX_STREAMS,
     SRAM_BASE,
     SRAM_HOST_ALIGNMENT,
@@ -91,11 +89,7 @@ def _transition(device: "Device", what: str, fn_name: str) -> None:
 # ---------------------------------------------------------------- lifecycle
 @hookimpl
 def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
-    # The declared options carry minimums; the maxima are the simulator's.
-    if options["sram_kb"] > MAX_SRAM_KB:
-        raise InvalidArgumentError(f"device {NAME!r}: -sram_kb={options['sram_kb']} exceeds {MAX_SRAM_KB}")
-    if options["mac_width"] > MAX_MAC_WIDTH:
-        raise InvalidArgumentError(f"device {NAME!r}: -mac_width={options['mac_width']} exceeds {MAX_MAC_WIDTH}")
+    # The declared options carry the bounds (checked when the target is parsed).
     f = device.fields
     f["sram_size"][0] = int(options["sram_kb"]) * 1024
     f["sram_base"][0] = SRAM_BASE

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tvmdevice.aot.frontend.errors import ModelFormatError, UnsupportedOperatorError
 from tvmdevice.aot.frontend.tflite import load_tflite
 from tvmdevice.aot.ir import Graph
+from tvmdevice.errors import ModelFormatError, UnsupportedOperatorError
 
 __all__ = ["load_model", "load_tflite", "ModelFormatError", "UnsupportedOperatorError"]
 

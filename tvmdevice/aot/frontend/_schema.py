@@ -8,13 +8,14 @@ this module maps what they return to plain Python values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import tflite
 
-from tvmdevice.aot.frontend.errors import ModelFormatError, UnsupportedOperatorError
+from tvmdevice.errors import ModelFormatError, UnsupportedOperatorError
+from tvmdevice.ops import OPERATORS, Signature
 
 __all__ = [
     "OPCODE_NAMES",
@@ -45,57 +46,9 @@ NUMPY_TYPES: dict[int, np.dtype] = {
     tflite.TensorType.INT8: np.dtype("i1"),
 }
 
-_I8 = frozenset({np.dtype("i1")})
-_I32 = frozenset({np.dtype("<i4")})
-_F32 = frozenset({np.dtype("<f4")})
-_SHAPE = frozenset({np.dtype("<i4"), np.dtype("<i8")})
-
-
-@dataclass(frozen=True)
-class Role:
-    """What one operand of an operator may be."""
-
-    name: str
-    dtypes: frozenset
-    constant: bool = False  # must be a constant tensor
-    optional: bool = False  # may be absent (index -1) or missing
-
-
-@dataclass(frozen=True)
-class Signature:
-    """Operands of a supported operator; ``variadic`` repeats the first input role."""
-
-    inputs: tuple[Role, ...]
-    outputs: tuple[Role, ...]
-    variadic: bool = False
-
-
-_ACT = Role("input", _I8)
-_OUT = Role("output", _I8)
-_CONV = (_ACT, Role("filter", _I8, constant=True), Role("bias", _I32, constant=True, optional=True))
-
-SIGNATURES: dict[str, Signature] = {
-    "CONV_2D": Signature(_CONV, (_OUT,)),
-    "DEPTHWISE_CONV_2D": Signature(_CONV, (_OUT,)),
-    "FULLY_CONNECTED": Signature(
-        (_ACT, Role("weights", _I8, constant=True), Role("bias", _I32, constant=True, optional=True)), (_OUT,)
-    ),
-    "AVERAGE_POOL_2D": Signature((_ACT,), (_OUT,)),
-    "MAX_POOL_2D": Signature((_ACT,), (_OUT,)),
-    "SOFTMAX": Signature((_ACT,), (_OUT,)),
-    "ADD": Signature((Role("input1", _I8), Role("input2", _I8)), (_OUT,)),
-    "MUL": Signature((Role("input1", _I8), Role("input2", _I8)), (_OUT,)),
-    # The shape operand of RESHAPE is optional and need not be constant: the
-    # output tensor's shape is authoritative.
-    "RESHAPE": Signature((_ACT, Role("shape", _SHAPE, optional=True)), (_OUT,)),
-    "QUANTIZE": Signature((Role("input", _F32 | _I8),), (_OUT,)),
-    "DEQUANTIZE": Signature((_ACT,), (Role("output", _F32),)),
-    "PAD": Signature((_ACT, Role("paddings", _SHAPE, constant=True)), (_OUT,)),
-    "CONCATENATION": Signature((_ACT,), (_OUT,), variadic=True),
-    "MEAN": Signature((_ACT, Role("axis", _I32, constant=True)), (_OUT,)),
-    "LOGISTIC": Signature((_ACT,), (_OUT,)),
-    "TANH": Signature((_ACT,), (_OUT,)),
-}
+#: The operand signature of every operator the frontend imports: the
+#: operator layer's (one source of truth).
+SIGNATURES: Mapping[str, Signature] = MappingProxyType({t: d.signature for t, d in OPERATORS.items()})
 
 SUPPORTED_OPS = frozenset(SIGNATURES)
 

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import tflite
 
+from tvmdevice import ops
 from tvmdevice.aot.frontend import _schema
-from tvmdevice.aot.frontend.errors import ModelFormatError, UnsupportedOperatorError
 from tvmdevice.aot.ir import ABSENT, Graph, Operator, Quantization, Tensor
-from tvmdevice.errors import ModelError
+from tvmdevice.errors import ModelError, ModelFormatError, UnsupportedOperatorError
 
 __all__ = ["load_tflite", "MAX_TOTAL_TENSOR_BYTES", "MAX_RANK"]
 
@@ -42,8 +42,10 @@ _LOW_LEVEL = (IndexError, struct.error, TypeError, OverflowError, UnicodeDecodeE
 def load_tflite(path_or_bytes: str | Path | bytes | bytearray | memoryview, name: str | None = None) -> Graph:
     """Import a TFLite model (int8 quantized, single subgraph) as a Graph.
 
-    Every operator is also validated by the host reference kernel's prepare
-    step, so a returned graph has consistent shapes and quantization.
+    Every operator is also validated structurally by the operator layer
+    (:func:`tvmdevice.ops.validate`), so a returned graph has consistent
+    operand counts, shapes and options.  Whether a device supports an
+    operator's parameters is decided later, at placement.
 
     :param path_or_bytes: a file path or the flatbuffer's bytes.
     :param name: graph name; defaults to the file stem, else the subgraph name.
@@ -66,16 +68,9 @@ def load_tflite(path_or_bytes: str | Path | bytes | bytearray | memoryview, name
         raise
     except _LOW_LEVEL as e:
         raise ModelFormatError(f"malformed TFLite flatbuffer: {type(e).__name__}: {e}") from None
-    _validate_with_kernels(graph)
-    return graph
-
-
-def _validate_with_kernels(graph: Graph) -> None:
-    # Imported here: the host kernels import this package's errors module.
-    from tvmdevice.host import kernels
-
     for op in graph.operators:
-        kernels.prepare(graph, op)
+        ops.validate(graph, op)
+    return graph
 
 
 @dataclass
@@ -282,8 +277,8 @@ def _check_signature(where: str, op_type: str, ins: tuple[int, ...], outs: tuple
     """Arity and data type of each operand, before any kernel looks at it
     (constness is checked by :func:`_check_dataflow` once buffers are read)."""
     sig = _schema.SIGNATURES[op_type]
-    roles = sig.inputs * len(ins) if sig.variadic else sig.inputs
-    required = sum(not r.optional for r in roles) if not sig.variadic else 1
+    roles = sig.roles(len(ins))
+    required = sig.required_inputs
     if not required <= len(ins) <= len(roles) or len(outs) != len(sig.outputs):
         raise ModelFormatError(f"{where} has {len(ins)} inputs and {len(outs)} outputs; expected "
                                f"{required}..{len(roles) if not sig.variadic else 'n'} inputs and "
@@ -313,7 +308,7 @@ def _check_dataflow(graph: Graph) -> None:
     for op in graph.operators:
         where = f"operator {op.index} ({op.type})"
         sig = _schema.SIGNATURES[op.type]
-        roles = sig.inputs * len(op.inputs) if sig.variadic else sig.inputs
+        roles = sig.roles(len(op.inputs))
         for k, (t, role) in enumerate(zip(op.inputs, roles)):
             if t == ABSENT:
                 continue

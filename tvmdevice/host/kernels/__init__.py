@@ -1,11 +1,12 @@
 """Host reference kernels: numpy, bit-exact with TensorFlow Lite Micro.
 
 Each operator family lives in its own module exposing
-``prepare(graph, op) -> PreparedCall``; the call's ``kernel`` is a Python
+``build(op_data) -> PreparedCall``: the op data is TFLM's Prepare, computed
+once by :func:`tvmdevice.ops.analyze`; the host adds only its own packing
+(tap counts, lookup tables) and limits.  The call's ``kernel`` is a Python
 callable ``kernel(params, buffers, device)`` that writes its outputs into the
-numpy views in ``buffers`` (convention in :mod:`tvmdevice.kernel`).  Prepare
-validates the operator and computes every multiplier, shift and clamp once;
-kernels only compute.
+numpy views in ``buffers`` (convention in :mod:`tvmdevice.kernel`); kernels
+only compute.
 
 :func:`run_graph` runs a whole graph with plain numpy arrays: it is the
 oracle other devices are checked against.
@@ -13,64 +14,58 @@ oracle other devices are checked against.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tvmdevice.aot.frontend.errors import ModelFormatError, UnsupportedOperatorError
+from tvmdevice import ops
 from tvmdevice.aot.ir import ABSENT, Graph, Operator
-from tvmdevice.errors import ModelError
+from tvmdevice.errors import Refusal
 from tvmdevice.host.kernels import activations, conv, elementwise, fully_connected, pooling, quantize, shape, softmax
 from tvmdevice.kernel import PreparedCall
 
 __all__ = ["SUPPORTED", "prepare", "run_graph"]
 
-_PREPARE: dict[str, Callable[[Graph, Operator], PreparedCall]] = {
-    "CONV_2D": conv.prepare,
-    "DEPTHWISE_CONV_2D": conv.prepare,
-    "FULLY_CONNECTED": fully_connected.prepare,
-    "AVERAGE_POOL_2D": pooling.prepare,
-    "MAX_POOL_2D": pooling.prepare,
-    "SOFTMAX": softmax.prepare,
-    "ADD": elementwise.prepare,
-    "MUL": elementwise.prepare,
-    "RESHAPE": shape.prepare,
-    "PAD": shape.prepare,
-    "CONCATENATION": shape.prepare,
-    "MEAN": shape.prepare,
-    "QUANTIZE": quantize.prepare,
-    "DEQUANTIZE": quantize.prepare,
-    "LOGISTIC": activations.prepare,
-    "TANH": activations.prepare,
+_BUILD: dict[str, Callable[[Any], PreparedCall]] = {
+    "CONV_2D": conv.build,
+    "DEPTHWISE_CONV_2D": conv.build,
+    "FULLY_CONNECTED": fully_connected.build,
+    "AVERAGE_POOL_2D": pooling.build,
+    "MAX_POOL_2D": pooling.build,
+    "SOFTMAX": softmax.build,
+    "ADD": elementwise.build,
+    "MUL": elementwise.build,
+    "RESHAPE": shape.build,
+    "PAD": shape.build,
+    "CONCATENATION": shape.build,
+    "MEAN": shape.build,
+    "QUANTIZE": quantize.build,
+    "DEQUANTIZE": quantize.build,
+    "LOGISTIC": activations.build,
+    "TANH": activations.build,
 }
 
 #: Operator types the host reference implements.
-SUPPORTED: frozenset[str] = frozenset(_PREPARE)
+SUPPORTED: frozenset[str] = frozenset(_BUILD)
 
 
-def prepare(graph: Graph, op: Operator) -> PreparedCall:
-    """Validate ``op`` and compute its parameters (TFLM's Prepare step).
+def prepare(graph: Graph, op: Operator, op_data: ops.OpData | None = None) -> PreparedCall:
+    """The host call for ``op`` from its op data.
 
-    :raises UnsupportedOperatorError: for an operator type or parameters the
-        host reference does not implement (the message names the operator).
-    :raises ModelFormatError: for inconsistent shapes or options.
+    :param op_data: the operator's :func:`tvmdevice.ops.analyze` result;
+        computed here when not given.
+    :raises Refusal: for an operator type the host reference does not
+        implement, parameters TFLM's int8 kernels do not support, or the
+        host's own limits (the message names the operator).
+    :raises ModelFormatError: for a malformed operator.
     """
-    fn = _PREPARE.get(op.type)
-    if fn is None:
-        raise UnsupportedOperatorError(
-            f"operator {op.index} ({op.type}) is not supported by the host reference; "
-            f"supported: {', '.join(sorted(SUPPORTED))}")
-    try:
-        for t in graph.op_inputs(op) + graph.op_outputs(op):
-            if t is not None and 0 in t.shape:
-                raise ModelFormatError(f"operator {op.index} ({op.type}): tensor {t.index} has an empty "
-                                       f"shape {list(t.shape)}")
-        return fn(graph, op)
-    except ModelError:
-        raise
-    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError, OverflowError) as e:
-        # A hand-built or corrupted graph the checks above did not anticipate.
-        raise ModelFormatError(f"operator {op.index} ({op.type}) is malformed: {type(e).__name__}: {e}") from None
+    build = _BUILD.get(op.type)
+    if build is None:
+        raise Refusal(f"no host reference kernel for {op.type}; the host implements "
+                      f"{', '.join(sorted(SUPPORTED))}", op=op, device="c")
+    if op_data is None:
+        op_data = ops.analyze(graph, op)
+    return build(op_data)
 
 
 def run_graph(graph: Graph, inputs: Sequence[np.ndarray]) -> dict[int, np.ndarray]:

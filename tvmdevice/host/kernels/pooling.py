@@ -1,9 +1,9 @@
 """AVERAGE_POOL_2D and MAX_POOL_2D, int8.
 
-Bit-exact with TFLM's reference_integer_ops::AveragePool / MaxPool: windows
-are clipped to the image, the average divides by the number of taps inside
-the image and rounds half away from zero with C integer division, and no
-rescaling happens (input and output must share quantization, as TFLM checks).
+Bit-exact with TFLM's reference_integer_ops::AveragePool / MaxPool, run on
+:class:`tvmdevice.ops.PoolData`: windows are clipped to the image, the
+average divides by the number of taps inside the image and rounds half away
+from zero with C integer division, and no rescaling happens.
 """
 
 from __future__ import annotations
@@ -13,63 +13,38 @@ from typing import Any
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.errors import Refusal
 from tvmdevice.host.kernels import _common as c
 from tvmdevice.host.kernels.conv import windows
 from tvmdevice.kernel import PreparedCall
-from tvmdevice.windows import leading_padding, out_size
+from tvmdevice.ops import PoolData
 
-__all__ = ["prepare", "PoolParams"]
-
-
-@dataclass(frozen=True)
-class PoolParams:
-    """Prepared pooling parameters; ``counts`` is the per-window tap count (average only)."""
-
-    average: bool
-    kernel: tuple[int, int]
-    stride: tuple[int, int]
-    pad: tuple[int, int]
-    out_hw: tuple[int, int]
-    counts: np.ndarray | None  # int64, shape (OH, OW, 1)
-    act_min: int
-    act_max: int
+__all__ = ["build", "run", "PoolCall"]
 
 
-def prepare(graph: Graph, op: Operator) -> PreparedCall:
-    """Validate an AVERAGE_POOL_2D or MAX_POOL_2D operator and compute its parameters."""
-    (inp,), _, out = c.operands(graph, op, 1)
-    o = op.options
-    if len(inp.shape) != 4:
-        raise c.malformed(op, f"input tensor {inp.index} must be 4-D, has shape {list(inp.shape)}")
-    stride = (int(o["stride_h"]), int(o["stride_w"]))
-    kernel = (int(o["filter_height"]), int(o["filter_width"]))
-    if min(stride) < 1 or min(kernel) < 1:
-        raise c.malformed(op, f"strides {stride} and filter size {kernel} must be >= 1")
-    n, h, w, ch = inp.shape
-    oh = out_size(o["padding"], h, kernel[0], stride[0])
-    ow = out_size(o["padding"], w, kernel[1], stride[1])
-    c.check_shape(op, out, (n, oh, ow, ch), "output")
-    if min(n, oh, ow, ch) <= 0:
-        raise c.malformed(op, f"output shape {list(out.shape)} is empty")
-    c.check_window_extent(op, inp.shape, kernel)
-    pad = (leading_padding(stride[0], 1, h, kernel[0], oh), leading_padding(stride[1], 1, w, kernel[1], ow))
-    c.require_same_quant(op, inp, out)
-    out_scale, out_zp = c.per_tensor(op, out, "output")
-    act_min, act_max = c.activation_range(op, o["fused_activation"], out_scale, out_zp)
-    average = op.type == "AVERAGE_POOL_2D"
+@dataclass(frozen=True, eq=False)
+class PoolCall:
+    """The op data plus the host's per-window tap counts (average only; int64, shape (OH, OW, 1))."""
+
+    data: PoolData
+    counts: np.ndarray | None
+
+
+def build(data: PoolData) -> PreparedCall:
+    """The host call for pooling op data."""
+    c.check_window_extent(data, (data.batches, data.in_h, data.in_w, data.channels), (data.filter_h, data.filter_w))
     counts = None
-    if average:
+    if data.average:
         # Taps inside the image, per output row and column (TFLM clips each
         # window to the image); the count of a window is their product.
-        rows = _taps(oh, stride[0], pad[0], kernel[0], h)
-        cols = _taps(ow, stride[1], pad[1], kernel[1], w)
+        rows = _taps(data.out_h, data.stride_h, data.pad_h, data.filter_h, data.in_h)
+        cols = _taps(data.out_w, data.stride_w, data.pad_w, data.filter_w, data.in_w)
         counts = (rows[:, None] * cols[None, :])[..., None]
         if np.any(counts == 0):
             # TFLM's AveragePool returns an error for a window outside the image.
-            raise c.malformed(op, "a pooling window lies entirely in the padding")
-    params = PoolParams(average, kernel, stride, pad, (oh, ow), counts, act_min, act_max)
-    return PreparedCall(name="avg_pool2d_s8" if average else "max_pool2d_s8", kernel=run, params=params)
+            raise Refusal("a pooling window lies entirely in the padding", op=data, device="c")
+    return PreparedCall(name="avg_pool2d_s8" if data.average else "max_pool2d_s8", kernel=run,
+                        params=PoolCall(data, counts))
 
 
 def _taps(n_out: int, stride: int, pad: int, filt: int, size: int) -> np.ndarray:
@@ -77,18 +52,18 @@ def _taps(n_out: int, stride: int, pad: int, filt: int, size: int) -> np.ndarray
     return np.maximum(np.minimum(filt, size - origin) - np.maximum(0, -origin), 0)
 
 
-def run(params: PoolParams, buffers: list[Any], device: Any = None) -> None:
+def run(params: PoolCall, buffers: list[Any], device: Any = None) -> None:
     """Kernel: buffers = [input, output]."""
-    p = params
+    p, counts = params.data, params.counts
     x, out = buffers[0], buffers[1]
-    if p.counts is not None:  # average
-        win = windows(x.astype(np.int64), p.kernel, p.stride, (1, 1), p.pad, p.out_hw, 0)
-        acc = win.sum(axis=(4, 5))
-        half = p.counts // 2
+    geometry = ((p.filter_h, p.filter_w), (p.stride_h, p.stride_w), (1, 1), (p.pad_h, p.pad_w), (p.out_h, p.out_w))
+    if counts is not None:  # average
+        acc = windows(x.astype(np.int64), *geometry, 0).sum(axis=(4, 5))
+        half = counts // 2
         # (acc + count/2) / count for acc > 0, (acc - count/2) / count otherwise,
         # both with C's truncating division.
-        y = np.where(acc > 0, c.c_div(acc + half, p.counts), c.c_div(acc - half, p.counts))
+        y = np.where(acc > 0, c.c_div(acc + half, counts), c.c_div(acc - half, counts))
     else:
         # -128 padding never wins: TFLM starts its running max at -128 too.
-        y = windows(x, p.kernel, p.stride, (1, 1), p.pad, p.out_hw, -128).max(axis=(4, 5))
+        y = windows(x, *geometry, -128).max(axis=(4, 5))
     out[...] = c.clamp_to_int8(y, p.act_min, p.act_max)

@@ -1,15 +1,15 @@
 """QUANTIZE (float32 -> int8, int8 -> int8) and DEQUANTIZE (int8 -> float32).
 
-Bit-exact with TFLM's quantize_common.cc / dequantize:
+Bit-exact with TFLM's quantize_common.cc / dequantize, run on
+:class:`tvmdevice.ops.QuantizeData` / :class:`~tvmdevice.ops.DequantizeData`:
 
 * float32 -> int8 is reference_ops::AffineQuantize: ``val / float(scale)`` in
   float32, TfLiteRound (half away from zero), the zero point, and a clamp.
-* int8 -> int8 is reference_ops::Requantize with the multiplier of
-  ``input_scale / output_scale``.
+* int8 -> int8 is reference_ops::Requantize with the op data's multiplier.
 * DEQUANTIZE is ``float(scale) * (q - zero_point)`` in float32.
 
-The int8 paths are element-wise functions of 256 possible inputs, so they
-are evaluated once at prepare time into a lookup table.
+The int8 paths are element-wise functions of 256 possible inputs, so the
+host evaluates them once into a lookup table (its own packing).
 """
 
 from __future__ import annotations
@@ -19,25 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.host.kernels import _common as c
 from tvmdevice.kernel import PreparedCall
-from tvmdevice.quantization import quantize_multiplier
+from tvmdevice.ops import DequantizeData, QuantizeData
 
-__all__ = ["prepare", "AffineParams", "LutParams", "affine_quantize"]
+__all__ = ["build", "LutParams", "affine_quantize", "run_affine", "run_lut", "ALL_INT8"]
 
-_ALL_INT8 = np.arange(-128, 128, dtype=np.int64)
-
-
-@dataclass(frozen=True)
-class AffineParams:
-    """float32 -> int8 quantization parameters."""
-
-    scale: float  # the float32 scale
-    zero_point: int
+#: Every int8 value, in table order.
+ALL_INT8 = np.arange(-128, 128, dtype=np.int64)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LutParams:
     """A 256-entry table indexed by ``int8 value + 128``."""
 
@@ -56,30 +48,21 @@ def affine_quantize(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
     return np.clip(clipped + zero_point, -128, 127).astype(np.int8)
 
 
-def prepare(graph: Graph, op: Operator) -> PreparedCall:
-    """Validate a QUANTIZE or DEQUANTIZE operator."""
-    (inp,), _, out = c.operands(graph, op, 1)
-    if tuple(inp.shape) != tuple(out.shape):
-        raise c.malformed(op, f"input shape {list(inp.shape)} and output shape {list(out.shape)} must match")
-    if op.type == "DEQUANTIZE":
-        scale, zp = c.per_tensor(op, inp, "input")
-        if out.dtype != np.float32:
-            raise c.unsupported(op, f"output tensor {out.index} must be float32")
-        values = np.float32(scale) * (_ALL_INT8 - zp).astype(np.float32)
+def build(data: QuantizeData | DequantizeData) -> PreparedCall:
+    """The host call for QUANTIZE / DEQUANTIZE op data."""
+    if isinstance(data, DequantizeData):
+        values = np.float32(data.scale) * (ALL_INT8 - data.zero_point).astype(np.float32)
         return PreparedCall(name="dequantize_s8", kernel=run_lut, params=LutParams(values.astype(np.float32)))
-    out_scale, out_zp = c.per_tensor(op, out, "output")
-    if inp.dtype == np.float32:
-        return PreparedCall(name="quantize_f32_s8", kernel=run_affine, params=AffineParams(out_scale, out_zp))
-    in_scale, in_zp = c.per_tensor(op, inp, "input")
-    multiplier, shift = quantize_multiplier(in_scale / out_scale)
-    y = c.requantize(_ALL_INT8 - in_zp, multiplier, shift) + out_zp
+    if data.from_float:
+        return PreparedCall(name="quantize_f32_s8", kernel=run_affine, params=data)
+    y = c.requantize(ALL_INT8 + data.input_offset, data.multiplier, data.shift) + data.output_offset
     return PreparedCall(name="requantize_s8", kernel=run_lut,
                         params=LutParams(np.clip(y, -128, 127).astype(np.int8)))
 
 
-def run_affine(params: AffineParams, buffers: list[Any], device: Any = None) -> None:
+def run_affine(params: QuantizeData, buffers: list[Any], device: Any = None) -> None:
     """Kernel: buffers = [float32 input, int8 output]."""
-    buffers[1][...] = affine_quantize(buffers[0], params.scale, params.zero_point)
+    buffers[1][...] = affine_quantize(buffers[0], params.output_scale, params.output_offset)
 
 
 def run_lut(params: LutParams, buffers: list[Any], device: Any = None) -> None:
