@@ -124,7 +124,7 @@ class ParamsStruct:
         :param array_names: for each non-NULL pointer member, the C expression it
             points to (e.g. the name of a ``static const`` array the caller
             emits), keyed by member name; members of nested structs are keyed by
-            their dotted path (``"q.table"``).
+            their path (``"q.table"``, ``"items[1].table"``).
         :raises ValueError: ``name`` is not a C identifier, or a non-NULL pointer
             member has no entry in ``array_names``.
         """
@@ -305,17 +305,17 @@ def _c_value(f: Field, v: Any, array_names: Mapping[str, str], path: str, depth:
                              f"in array_names[{path!r}]")
         return array_names[path]
 
-    def element(x: Any) -> str:
+    def element(x: Any, at: str) -> str:
         if isinstance(f.ctype, Layout):
-            return _c_struct(f.ctype, x, array_names, path + ".", depth)
+            return _c_struct(f.ctype, x, array_names, at + ".", depth)
         return _c_scalar(str(f.ctype), x)
 
-    def array(x: Any) -> str:
+    def array(x: Any, at: str) -> str:
         if isinstance(x, tuple):
-            return "{ " + ", ".join(array(item) for item in x) + " }"
-        return element(x)
+            return "{ " + ", ".join(array(item, f"{at}[{i}]") for i, item in enumerate(x)) + " }"
+        return element(x, at)
 
-    return array(v) if f.count else element(v)
+    return array(v, path) if f.count else element(v, path)
 
 
 def _c_scalar(ctype: str, x: int | float) -> str:
