@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import tvmdevice
-from tvmdevice.headers import device_header, structs_header
+from tvmdevice.build import generate_headers
 from tvmdevice.layout import ILP32, LP64, Layout
 
 from tvmdevice_woofles import _woofles, params
@@ -40,10 +40,19 @@ def test_entry_point_and_registry(registry):
     assert registry.device_type("woofles") is DEVICE_TYPE
 
 
+PARAMS_HEADER = "tvmd_woofles_params.h"  # the name csrc/woofles_kernels.h includes
+
+
 def _write_generated_headers(directory: Path) -> None:
-    """The headers the build generates: the device struct and the kernels' params structs."""
-    (directory / "tvm_device_woofles.h").write_text(device_header(DEVICE_TYPE))
-    (directory / params.HEADER).write_text(structs_header("TVMD_WOOFLES_PARAMS_H_", params.LAYOUTS))
+    """The headers the build generates (``tvmdevice.build``), from the installed declaration modules."""
+    root = directory / "src"
+    (root / "tvmdevice_woofles").mkdir(parents=True)
+    for name in ("device.py", "params.py"):
+        shutil.copy(PACKAGE / name, root / "tvmdevice_woofles" / name)
+    generated = generate_headers("tvmdevice_woofles.device", params="PARAMS", root=root)
+    for header in generated.glob("*.h"):
+        shutil.copy(header, directory / header.name)
+    assert (directory / PARAMS_HEADER).exists()
 
 
 def _cc() -> str:
@@ -55,7 +64,7 @@ def _cc() -> str:
 
 def _offset_program(layouts: list[Layout]) -> str:
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "tvm_device_woofles.h"',
-             f'#include "{params.HEADER}"', "int main(void) {"]
+             f'#include "{PARAMS_HEADER}"', "int main(void) {"]
     for layout in layouts:
         lines.append(f'  printf("{layout.c_type} sizeof %zu\\n", sizeof({layout.c_type}));')
         for f in layout.fields:
@@ -101,7 +110,7 @@ def test_params_structs_match_ilp32_on_cortex_m(tmp_path):
         asserts += [f'_Static_assert(offsetof({t}, {fo.name}) == {fo.offset}, "offsetof {t}.{fo.name}");'
                     for fo in layout.offsets]
     anchor = "int tvmd_woofles_anchor(void);\nint tvmd_woofles_anchor(void) { return 0; }\n"
-    (tmp_path / "check.c").write_text(f'#include <stddef.h>\n#include "{params.HEADER}"\n' + "\n".join(asserts)
+    (tmp_path / "check.c").write_text(f'#include <stddef.h>\n#include "{PARAMS_HEADER}"\n' + "\n".join(asserts)
                                       + "\n" + anchor)
     done = subprocess.run([cc, "-mcpu=cortex-m55", "-mthumb", "-std=c11", "-Wall", "-Wextra", "-Werror",
                            "-I", str(tmp_path), "-c", str(tmp_path / "check.c"), "-o", str(tmp_path / "check.o")],

@@ -12,11 +12,10 @@ Kernels are published from the C kernel table (``tvmd_woofles_kernels``,
 their params structs are filled in Python (:mod:`tvmdevice_woofles.params`).
 The declarations of the C side are in ``_woofles.pxd``.
 """
-from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memcpy
 
-from tvmdevice.kernel_abi cimport TVMD_KERNEL_CAPSULE
+from tvmdevice cimport capsules
 
 MAGIC = WOOFLES_MAGIC
 POWER_OFF = WOOFLES_POWER_OFF
@@ -162,5 +161,4 @@ def kernel_capsule(str name):
     index = _KERNELS.get(name)
     if index is None:
         raise KeyError(f"no woofles kernel named {name!r}; known: {', '.join(KERNEL_NAMES)}")
-    # The table is static const in the extension: no destructor.
-    return PyCapsule_New(<void*>&tvmd_woofles_kernels[<uint32_t>index], TVMD_KERNEL_CAPSULE, NULL)
+    return capsules.kernel_capsule(&tvmd_woofles_kernels[<uint32_t>index])

@@ -1,24 +1,21 @@
 """The woofles kernels' parameter structs, declared once.
 
 Each struct is a :class:`~tvmdevice.layout.Layout`: the build generates
-``woofles_params.h`` from these declarations (``csrc/woofles_kernels.h``
-includes it), and :mod:`tvmdevice_woofles.ops` fills each struct by member
+``tvmd_woofles_params.h`` from these declarations (``device.PARAMS``;
+``csrc/woofles_kernels.h`` includes it), and :mod:`tvmdevice_woofles.ops` fills each struct by member
 name from the operator layer's op data (:class:`tvmdevice.params.ParamsStruct`).
 Member names are the op data's field names; a member the op data lacks is
 passed explicitly, so a member added here and forgotten there is an error at
 prepare time, never a silent zero.
 
-Pure Python (imports only :mod:`tvmdevice`): ``setup.py`` reads it.
+Pure Python (imports only :mod:`tvmdevice`): the build reads it.
 """
 
 from __future__ import annotations
 
 from tvmdevice.layout import Field, Layout
 
-__all__ = ["CONV_PARAMS", "FC_PARAMS", "POOL_PARAMS", "ADD_PARAMS", "LAYOUTS", "HEADER", "ADD_RANK"]
-
-#: The generated header's file name.
-HEADER = "woofles_params.h"
+__all__ = ["CONV_PARAMS", "FC_PARAMS", "POOL_PARAMS", "ADD_PARAMS", "LAYOUTS", "ADD_RANK"]
 #: Dimensions the ADD address generator walks.
 ADD_RANK = 4
 

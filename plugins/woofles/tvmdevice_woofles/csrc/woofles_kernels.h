@@ -6,7 +6,7 @@
  * where buffers are SRAM *device addresses* and resource_handle is the
  * tvm_device_woofles_t.  The parameter structs are declared once, as
  * Layouts in tvmdevice_woofles/params.py, and generated into
- * woofles_params.h at build time.  They live in host memory, filled once at
+ * tvmd_woofles_params.h at build time.  They live in host memory, filled once at
  * compile time (like an NPU command stream); the per-channel requantization
  * tables they point to are host memory kept alive with them.  Every member
  * was validated in Python before a struct is handed out; the kernels still
@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "tvmdevice/kernel_abi.h"
-#include "woofles_params.h" /* generated from tvmdevice_woofles/params.py */
+#include "tvmd_woofles_params.h" /* generated from tvmdevice_woofles/params.py */
 
 #ifdef __cplusplus
 extern "C" {
