@@ -248,6 +248,7 @@ def test_strict_names_every_offender_and_what_to_do(accel, registry):
         assert f"{op_type} would fall back to the host 'c' (accel: accel has no {op_type} kernel)" in text
     assert "RESHAPE" not in text and "CONV_2D" not in text
     assert "4 operator(s) would run on the host" in text and "without strict mode" in text
+    assert "1 view operator(s) alias their input and need no device" in text
 
 
 # -------------------------------------------------------------------------- the report

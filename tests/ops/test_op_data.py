@@ -215,3 +215,70 @@ def test_broadcast_strides_right_align_and_zero_broadcast_dims():
     assert s2 == (4, 0, 1, 0)  # [4, 1]: one value per row, broadcast along the 2 and the channels
     with pytest.raises(Refusal, match="3 dimensions"):
         data.broadcast_strides(2)
+
+
+# -- the other operators -----------------------------------------------------------
+
+def test_every_operator_the_ir_knows_has_a_definition():
+    from tvmdevice.aot.builder.presets import SINGLE_OP_DEFAULT_SHAPES
+
+    assert set(ops.OPERATORS) == set(SINGLE_OP_DEFAULT_SHAPES)
+    for op_type in ops.OPERATORS:
+        graph, op, data = analyzed(single_op_model(op_type), -1)
+        assert data.op_type == op_type and data.op_index == op.index
+        definition = ops.OPERATORS[op_type]
+        assert set(op.options) <= set(definition.signature.options), op_type
+        assert data.is_view == (op_type == "RESHAPE")
+
+
+def test_reshape_is_a_view():
+    graph, op, data = analyzed(single_op_model("RESHAPE", (1, 4, 4, 3), shape=(1, 48)))
+    assert isinstance(data, ops.ViewData) and data.is_view
+    assert (data.in_shape, data.out_shape, data.size) == ((1, 4, 4, 3), (1, 48), 48)
+
+
+def test_pad_op_data():
+    pads = [[0, 0], [1, 2], [0, 3], [0, 0]]
+    graph, op, data = analyzed(single_op_model("PAD", (1, 3, 4, 2), 0.05, -9, paddings=pads))
+    assert data.paddings == ((0, 0), (1, 2), (0, 3), (0, 0))
+    assert data.out_shape == (1, 6, 7, 2) and data.pad_value == quant(graph, op.outputs[0])[1] == -9
+
+
+def test_concatenation_op_data():
+    model = single_op_model("CONCATENATION", (1, 2, 3, 2), input_shapes=[(1, 2, 3, 2), (1, 2, 1, 2)], axis=-2)
+    _, _, data = analyzed(model)
+    assert (data.axis, data.inputs_count, data.outer_size, data.copy_sizes) == (2, 2, 2, (6, 2))
+
+
+def test_mean_folds_the_count_into_the_multiplier():
+    graph, op, data = analyzed(single_op_model("MEAN", (1, 4, 5, 3), 0.05, 3))
+    assert (data.axes, data.count) == ((1, 2), 20)
+    s_in, z_in = quant(graph, op.inputs[0])
+    s_out, z_out = quant(graph, op.outputs[0])
+    assert (data.input_offset, data.output_offset) == (-z_in, z_out)
+    # multiplier * 2**(shift - 31) ~= s_in / s_out / count, to the precision TFLM keeps.
+    assert abs(data.multiplier * 2.0 ** (data.shift - 31) - s_in / s_out / 20) <= s_in / s_out / 20 * 2**-26
+
+
+def test_quantize_and_dequantize_op_data():
+    graph, op, data = analyzed(single_op_model("QUANTIZE", (1, 8), scale=0.07, zero_point=-5))
+    assert isinstance(data, ops.QuantizeData) and data.from_float
+    assert (data.output_scale, data.output_offset) == (float(np.float32(0.07)), -5)
+    graph, op, data = analyzed(single_op_model("QUANTIZE", (1, 8), 0.02, 4, input_dtype="int8", scale=0.07,
+                                               zero_point=-5))
+    assert not data.from_float and data.input_offset == -4
+    assert_rebuilds(data.multiplier, data.shift, float(np.float32(0.02)) / float(np.float32(0.07)))
+    graph, op, data = analyzed(single_op_model("DEQUANTIZE", (1, 8), 0.02, 4))
+    assert isinstance(data, ops.DequantizeData)
+    assert (data.scale, data.zero_point, data.size) == (float(np.float32(0.02)), 4, 8)
+
+
+@pytest.mark.parametrize("op_type", ["LOGISTIC", "TANH"])
+def test_logistic_tanh_op_data(op_type):
+    graph, op, data = analyzed(single_op_model(op_type, (1, 8), 0.1, 7))
+    assert isinstance(data, ops.ActivationData) and data.input_zero_point == 7
+    # frexp(0.1 * 2**27): Q31 mantissa and exponent; radius = floor(15 * 2**27 / 2**left_shift).
+    mantissa, exponent = math.frexp(float(np.float32(0.1)) * 2**27)
+    assert data.input_left_shift == exponent
+    assert abs(data.input_multiplier - mantissa * 2**31) <= 0.5
+    assert data.input_range_radius == math.floor(15 * 2**27 / 2**exponent)

@@ -104,12 +104,13 @@ def test_broadcast_beyond_tflm_rank_is_refused():
     ("ADD", lambda g, op: setattr(g.tensors[op.inputs[1]], "shape", (1, 4, 3, 3)), "do not broadcast"),
     ("MUL", lambda g, op: setattr(op, "outputs", ()), "0 outputs"),
     ("ADD", lambda g, op: requant(g.tensors[op.inputs[0]], zero_point=200), "zero point 200"),
+    ("CONV_2D", lambda g, op: requant(g.tensors[op.inputs[1]], scale=float("nan")), "non-finite scale"),
 ])
 def test_malformed_operators_name_the_operator(op_type, mutate, message):
     graph = graph_of(op_type)
     op = graph.operators[0]
     mutate(graph, op)
-    for check in (ops.analyze,) if "zero point" in message else (ops.validate, ops.analyze):
+    for check in (ops.validate, ops.analyze):
         with pytest.raises(ModelFormatError, match=rf"operator 0 \({op_type}\)") as err:
             check(graph, op)
         assert message in str(err.value)
@@ -153,3 +154,36 @@ def test_pooling_refuses_different_zero_points():
     requant(graph.tensors[op.outputs[0]], zero_point=5)
     with pytest.raises(Refusal, match="share scale and zero point"):
         ops.analyze(graph, op)
+
+
+@pytest.mark.parametrize("op_type, mutate, reason", [
+    ("RESHAPE", lambda g, op: requant(g.tensors[op.outputs[0]], scale=0.5), "share scale"),
+    ("PAD", lambda g, op: requant(g.tensors[op.outputs[0]], zero_point=3), "share scale"),
+    ("CONCATENATION", lambda g, op: op.options.update(fused_activation="RELU"), "fused activation"),
+    ("LOGISTIC", lambda g, op: requant(g.tensors[op.outputs[0]], scale=0.5), "output scale 0.00390625"),
+    ("TANH", lambda g, op: requant(g.tensors[op.outputs[0]], zero_point=-128), "zero point 0"),
+    ("DEQUANTIZE", lambda g, op: setattr(g.tensors[op.inputs[0]], "quant", None), "not quantized"),
+])
+def test_other_operators_refuse_unsupported_parameters(op_type, mutate, reason):
+    graph = graph_of(op_type)
+    op = graph.operators[-1]
+    mutate(graph, op)
+    ops.validate(graph, op)
+    with pytest.raises(Refusal, match=reason):
+        ops.analyze(graph, op)
+
+
+@pytest.mark.parametrize("op_type, mutate, message", [
+    ("RESHAPE", lambda g, op: setattr(g.tensors[op.outputs[0]], "shape", (1, 47)), "cannot reshape"),
+    ("PAD", lambda g, op: setattr(g.tensors[op.inputs[1]], "data", None), "must be a constant"),
+    ("CONCATENATION", lambda g, op: op.options.update(axis=7), "axis 7 is out of range"),
+    ("MEAN", lambda g, op: setattr(g.tensors[op.outputs[0]], "shape", (1, 2, 3)), "output tensor"),
+    ("QUANTIZE", lambda g, op: setattr(g.tensors[op.outputs[0]], "shape", (1, 3)), "must match"),
+    ("TANH", lambda g, op: setattr(op, "inputs", ()), "0 inputs"),
+])
+def test_other_malformed_operators_name_the_operator(op_type, mutate, message):
+    graph = graph_of(op_type)
+    op = graph.operators[-1]
+    mutate(graph, op)
+    with pytest.raises(ModelFormatError, match=rf"operator {op.index} \({op_type}\): .*{message}"):
+        ops.validate(graph, op)

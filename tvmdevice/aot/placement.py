@@ -257,7 +257,7 @@ def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: boo
             offenders.append(chosen)
         ops.append(chosen)
     if offenders:
-        raise PlacementError(_strict_message(offenders, target))
+        raise PlacementError(_strict_message(offenders, target, len(aliases)))
     summary: dict[str, int] = {}
     for entry in target.entries:
         n = sum(1 for p in ops if p.device == entry.kind)
@@ -276,7 +276,7 @@ def _analyze(graph: "Graph", op: "Operator") -> Any:
                              f"do not support it either: change or re-quantize the model") from exc
 
 
-def _strict_message(offenders: list[OpPlacement], target: "Target") -> str:
+def _strict_message(offenders: list[OpPlacement], target: "Target", views: int) -> str:
     host = target.entries[-1].kind
     lines = []
     for p in offenders:
@@ -286,4 +286,6 @@ def _strict_message(offenders: list[OpPlacement], target: "Target") -> str:
     lines.append(f"{len(offenders)} operator(s) would run on the host. Put a device that runs them in the target, "
                  f"raise the limits named above (target options), or compile without strict mode "
                  f"(--strict) to let the host run them.")
+    if views:
+        lines.append(f"({views} view operator(s) alias their input and need no device: not counted.)")
     return "\n".join(lines)

@@ -7,6 +7,10 @@ When an operator reads a tensor that is not yet in its device's memory, a
 copy (CopyDataFromTo) is inserted right before it; graph outputs are copied
 back to host memory at the end.  Copies between two separate memories are
 staged through host memory.
+
+View operators (RESHAPE and kin) get no step: their output is their input's
+buffer (``Schedule.aliases``).  Each call with scratch gets a scratch buffer
+in its memory, alive during its own step, so the memory plan holds it too.
 """
 
 from __future__ import annotations

@@ -80,10 +80,26 @@ def operands(graph: Graph, op: Operator, required: int, optional: int = 0
         raise malformed(op, "its output is absent")
     out = graph.op_outputs(op)[0]
     for t in (*ins, out):
-        if t is not None and any(int(d) <= 0 for d in t.shape):
-            raise malformed(op, f"tensor {t.index} has an empty shape {list(t.shape)}")
+        if t is not None:
+            if any(int(d) <= 0 for d in t.shape):
+                raise malformed(op, f"tensor {t.index} has an empty shape {list(t.shape)}")
+            _check_quantization(op, t)
     opt = list(ins[required:]) + [None] * (required + optional - len(ins))
     return req, opt, out
+
+
+def _check_quantization(op: Operator, t: Tensor) -> None:
+    """Quantization a tensor cannot have: non-finite or non-positive scales, int8 zero points outside int8."""
+    q = t.quant
+    if q is None:
+        return
+    scales = np.asarray(q.scale, dtype=np.float32)
+    if not np.all(np.isfinite(scales)) or np.any(scales <= 0):
+        raise malformed(op, f"tensor {t.index} has a non-positive or non-finite scale")
+    zero_points = np.asarray(q.zero_point, dtype=np.int64)
+    outside = zero_points[(zero_points < -128) | (zero_points > 127)]
+    if np.dtype(t.dtype) == np.int8 and outside.size:
+        raise malformed(op, f"tensor {t.index} has zero point {int(outside[0])} outside the int8 range")
 
 
 def check_element_limits(graph: Graph, op: Operator) -> None:
@@ -127,13 +143,6 @@ out_size = windows.out_size
 leading_padding = windows.leading_padding
 
 
-def _scale(op: Operator, t: Tensor, role: str, value: Any) -> float:
-    scale = float(np.float32(value))
-    if not (math.isfinite(scale) and scale > 0):
-        raise malformed(op, f"{role} tensor {t.index} has scale {scale}; scales are finite and positive")
-    return scale
-
-
 def per_tensor_int8(op: Operator, t: Tensor, role: str) -> tuple[float, int]:
     """``(scale, zero_point)`` of a per-tensor quantized int8 tensor.
 
@@ -146,10 +155,8 @@ def per_tensor_int8(op: Operator, t: Tensor, role: str) -> tuple[float, int]:
         raise refuse(op, f"{role} tensor {t.index} is not quantized")
     if q.scale.size != 1:
         raise refuse(op, f"{role} tensor {t.index} is per-channel quantized; only weights may be")
-    zp = int(q.zero_point[0])
-    if not -128 <= zp <= 127:
-        raise malformed(op, f"{role} tensor {t.index} has zero point {zp} outside the int8 range")
-    return _scale(op, t, role, q.scale[0]), zp
+    # Scales and zero points were checked with the operands (:func:`operands`).
+    return float(np.float32(q.scale[0])), int(q.zero_point[0])
 
 
 def filter_scales(op: Operator, filt: Tensor, channels: int, axis: int, role: str = "filter") -> list[float]:
@@ -168,7 +175,7 @@ def filter_scales(op: Operator, filt: Tensor, channels: int, axis: int, role: st
     if q.scale.size not in (1, channels) or (q.scale.size > 1 and q.axis != axis):
         raise refuse(op, f"{role} tensor {filt.index} has {q.scale.size} scales on axis {q.axis}; "
                          f"expected 1 or {channels} on axis {axis}")
-    scales = [_scale(op, filt, role, s) for s in np.asarray(q.scale).ravel()]
+    scales = [float(np.float32(s)) for s in np.asarray(q.scale).ravel()]
     return scales * channels if len(scales) == 1 else scales
 
 

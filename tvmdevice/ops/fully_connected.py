@@ -85,9 +85,7 @@ def analyze(graph: Graph, op: Operator) -> FullyConnectedData:
         real = [in_scale * s / out_scale for s in scales]
         filter_offset = 0
     else:
-        filter_zp = int(q.zero_point[0])
-        if not -128 <= filter_zp <= 127:
-            raise c.malformed(op, f"weights zero point {filter_zp} is outside the int8 range")
+        filter_zp = int(q.zero_point[0])  # in the int8 range: checked with the operands
         filter_scale = np.float32(q.scale[0])
         if bias is not None and bias.quant is not None and bias.quant.scale.size:
             bias_scale = float(np.float32(bias.quant.scale[0]))
