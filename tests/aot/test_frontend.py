@@ -350,3 +350,17 @@ def test_serialize_round_trips_a_spec_exactly():
     b, _ = _conv_builder()
     spec = b.spec
     assert serialize(spec) == b.build()
+
+
+def test_loading_never_involves_a_device():
+    # The frontend validates with the operator layer only: no device (not even
+    # the host's reference kernels) is imported to load a model.
+    import subprocess
+    import sys
+
+    code = ("import sys; from tvmdevice.aot.builder import demo_model; from tvmdevice.aot.frontend import load_tflite; "
+            "load_tflite(demo_model()); "
+            "print(sorted(m for m in sys.modules if m.startswith(('tvmdevice.host', 'tvmdevice.registry', "
+            "'tvmdevice_'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -187,3 +187,21 @@ def test_other_malformed_operators_name_the_operator(op_type, mutate, message):
     mutate(graph, op)
     with pytest.raises(ModelFormatError, match=rf"operator {op.index} \({op_type}\): .*{message}"):
         ops.validate(graph, op)
+
+
+def test_tensors_too_large_for_int32_indexing_are_refused():
+    graph = graph_of("ADD")
+    op = graph.operators[0]
+    for i in (*op.inputs, *op.outputs):
+        graph.tensors[i].shape = (1, 1 << 16, 1 << 16)  # 4 Gi elements: only a hand-built graph gets here
+    with pytest.raises(Refusal, match="int32"):
+        ops.analyze(graph, op)
+
+
+def test_signatures_describe_the_operands():
+    conv = ops.OPERATORS["CONV_2D"].signature
+    assert [r.name for r in conv.inputs] == ["input", "filter", "bias"]
+    assert conv.required_inputs == 2 and conv.inputs[1].constant and conv.inputs[2].optional
+    concat = ops.OPERATORS["CONCATENATION"].signature
+    assert concat.variadic and concat.required_inputs == 1 and len(concat.roles(3)) == 3
+    assert np.dtype(np.float32) in ops.OPERATORS["QUANTIZE"].signature.inputs[0].dtypes
