@@ -9,9 +9,12 @@ binding, as one extension, against those headers and the core's headers and
 ``.pxd`` files.
 """
 
+from pathlib import Path
+
 from setuptools import setup
 from tvmdevice.build import extensions
 
 setup(ext_modules=extensions(
     {"tvmdevice_woofles._woofles": ["tvmdevice_woofles/_woofles.pyx", "tvmdevice_woofles/csrc/*.c"]},
-    declarations="tvmdevice_woofles.device", params="PARAMS", extra_compile_args=["-O2"]))
+    declarations="tvmdevice_woofles.device", params="PARAMS", extra_compile_args=["-O2"],
+    root=Path(__file__).resolve().parent))
