@@ -103,6 +103,12 @@ class ParamsStruct:
         return self._layout.size
 
     @property
+    def footprint(self) -> int:
+        """Bytes a firmware image keeps for this call: the struct and every array it points into, once each."""
+        seen = {id(a): a.nbytes for a in self._arrays}
+        return self.nbytes + sum(seen.values())
+
+    @property
     def capsule(self) -> Any:
         """A ``"tvmdevice.params"`` PyCapsule of the struct that keeps this object (and its arrays) alive.
 

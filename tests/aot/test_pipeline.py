@@ -266,3 +266,16 @@ def test_memory_report_gives_activations_scratch_and_constants(picky, registry):
     assert f"{pool.size:,} B RAM = {pool.activation_bytes:,} B activations + {pool.scratch_bytes:,} B scratch" in text
     assert f"constants {weights:,} B" in text
     assert module.to_json()["memory"] == module.plan.to_json()
+
+
+def test_memory_report_counts_the_kernels_packed_params_in_flash():
+    pytest.importorskip("tvmdevice_cmsis", reason="needs the cmsis-nn plugin (pip install ./plugins/cmsis)")
+    module = tvmdevice.compile(_model(), "cmsis-nn, c")
+    calls = [c for c in module.prepared.values() if c.name.startswith("tvmd_cmsis")]
+    assert calls, "the model's operators run on cmsis-nn"
+    footprint = sum(c.params.footprint for c in calls)
+    pool = module.plan.pools[HOST]
+    assert footprint > 0 and pool.params_bytes == footprint
+    assert module.plan.to_json()[HOST]["params"] == footprint
+    assert f"kernel params {footprint:,} B" in module.report()
+    assert tvmdevice.compile(_model(), "c").plan.pools[HOST].params_bytes == 0, "numpy kernels reach no firmware"

@@ -95,6 +95,15 @@ def test_fills_from_a_dataclass_plus_extras():
     assert p.layout == PARAMS and p.nbytes == PARAMS.size and p.address % PARAMS.alignment == 0
 
 
+def test_footprint_is_the_struct_and_each_array_it_points_into_once():
+    p = _params()
+    arrays = 3 * 2 + 3 * 4 + 3 * 4  # weights (int16), multiplier and scratch (int32); absent is NULL
+    assert p.footprint == PARAMS.size + arrays
+    shared = np.zeros(3, np.int32)
+    q = _params(scratch=shared, multiplier=shared)  # one array behind two members counts once
+    assert q.footprint == PARAMS.size + 3 * 2 + 3 * 4
+
+
 def test_bytes_are_the_host_struct():
     p = _params()
     raw = p.tobytes()

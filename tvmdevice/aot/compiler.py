@@ -19,7 +19,7 @@ from ..target import Target
 from .ir import Graph
 from .memory_plan import MemoryPlan, plan_memory
 from .placement import Placement, place
-from .schedule import Schedule, build_schedule
+from .schedule import HOST, Schedule, build_schedule
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..registry import Registry
@@ -120,7 +120,15 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
     constants = {(t, m): graph.tensors[t].nbytes for t, m in schedule.constants}
     plan = plan_memory(schedule, constants)
     prepared = {p.op_index: p.call for p in placement.ops if p.call is not None}
+    plan.pools[HOST].params_bytes = sum(_params_footprint(call.params) for call in prepared.values())
     return CompiledModule(graph, tgt, placement, schedule, plan, prepared, registry, preserve_all_tensors)
+
+
+def _params_footprint(params: Any) -> int:
+    """Flash bytes of one call's C params (0 for a Python kernel's, which never reach firmware)."""
+    from ..params import ParamsStruct
+
+    return params.footprint if isinstance(params, ParamsStruct) else 0
 
 
 def _preserving(schedule: Schedule) -> Schedule:

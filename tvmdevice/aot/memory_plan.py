@@ -45,6 +45,10 @@ class PoolPlan:
     :ivar block_of: separate memories only: buffer key -> block index.
     :ivar constant_bytes: bytes of constants read in this memory (host: the
         model's weights, read in place; separate memories: preloaded).
+    :ivar params_bytes: host only: the prepared calls' parameters — each
+        params struct and the packed arrays it points into (weights a device
+        rearranged, per-channel multipliers) — which a firmware image keeps in
+        flash beside the constants.
     """
 
     memory: str
@@ -55,6 +59,7 @@ class PoolPlan:
     blocks: list[int] = field(default_factory=list)
     block_of: dict[BufferKey, int] = field(default_factory=dict)
     constant_bytes: int = 0
+    params_bytes: int = 0
 
     @property
     def scratch_bytes(self) -> int:
@@ -73,11 +78,13 @@ class PoolPlan:
                      else "preloaded into its memory")
         return (f"  {where}: {self.size:,} B RAM = {self.activation_bytes:,} B activations + {self.scratch_bytes:,} B "
                 f"scratch (largest call {self.largest_scratch:,} B), {layout}; constants {self.constant_bytes:,} B, "
-                f"{constants}")
+                f"{constants}" + (f"; kernel params {self.params_bytes:,} B (structs and packed weights)"
+                                  if self.params_bytes else ""))
 
     def to_json(self) -> dict:
         return {"ram": self.size, "activations": self.activation_bytes, "scratch": self.scratch_bytes,
                 "largest_scratch": self.largest_scratch, "constants": self.constant_bytes,
+                "params": self.params_bytes,
                 "constants_in": "flash" if self.memory == HOST else "device memory",
                 "size": self.size, "constant_bytes": self.constant_bytes,
                 "buffers": self.buffers, "blocks": len(self.blocks)}

@@ -1,0 +1,83 @@
+"""RAM and constants of the compiled plans, per model and target, beside TFLM's arena.
+
+RAM is what a firmware engineer counts: every pool's activations plus the
+scratch its kernels use (both planned statically); constants are the model's
+weights the kernels read (flash on host-memory devices, preloaded device
+memory on separate-memory ones); params are the kernels' parameter structs and
+the packed weights they point into (flash).  TFLM's figures are the recorded arena sizes of the
+shared models (``shared/models/README.md``).
+
+    TVMDEVICE_MODELS_DIR=../shared/models python bench/bench_memory.py [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+import tvmdevice
+from tvmdevice.errors import TVMDeviceError
+
+#: TFLM's recorded arena (bytes) for the shared models.
+TFLM_ARENA = {
+    "hello_world_int8": 1504,
+    "micro_speech_int8": 7584,
+    "kws_dscnn_int8": 24272,
+    "ad_fc_autoencoder_int8": 3984,
+}
+TARGETS = ("c", "cmsis-nn, c", "woofles, cmsis-nn, c")
+
+
+def measure(model: Path, target: str) -> dict:
+    """Per-pool RAM (activations + scratch) and constants of ``model`` compiled for ``target``."""
+    module = tvmdevice.compile(model, target=target)
+    pools = module.plan.to_json()
+    return {
+        "model": model.stem, "target": target,
+        "ram": sum(p["activations"] + p["scratch"] for p in pools.values()),
+        "pools": {name: {k: p[k] for k in ("activations", "scratch", "constants", "params")}
+                  for name, p in pools.items()},
+        "tflm_arena": TFLM_ARENA.get(model.stem),
+    }
+
+
+def _row(r: dict) -> str:
+    parts = []
+    for name, p in r["pools"].items():
+        extra = [f"{p[k]:,} {label}" for k, label in (("constants", "const"), ("params", "params")) if p[k]]
+        parts.append(f"{name} {p['activations']:,}+{p['scratch']:,}" + (f" (+{', +'.join(extra)})" if extra else ""))
+    arena = f"{r['tflm_arena']:,}" if r["tflm_arena"] else "?"
+    return f"| {r['model']} | `{r['target']}` | {r['ram']:,} | {arena} | {'; '.join(parts)} |"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
+    args = parser.parse_args(argv)
+    folder = os.environ.get("TVMDEVICE_MODELS_DIR")
+    if not folder:
+        print("set TVMDEVICE_MODELS_DIR to the folder of the shared .tflite models", file=sys.stderr)
+        return 1
+    rows = []
+    for name in TFLM_ARENA:
+        path = Path(folder) / f"{name}.tflite"
+        for target in TARGETS:
+            try:
+                rows.append(measure(path, target))
+            except TVMDeviceError as exc:  # a plugin of the target is not installed
+                print(f"{name} on {target!r}: {exc}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    print("| model | target | RAM (B) | TFLM arena (B) | per pool: activations+scratch (constants, params) |")
+    print("|---|---|---:|---:|---|")
+    for r in rows:
+        print(_row(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
