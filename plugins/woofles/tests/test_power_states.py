@@ -153,3 +153,13 @@ def test_init_refuses_options_beyond_the_hardware(make_device, option, value):
     with pytest.raises(TVMDeviceError, match=option):
         make_device("uninitialized", **{option: value})
 
+
+
+def test_a_c_status_outside_tvmd_status_t_is_an_error_naming_the_code(make_device):
+    from tvmdevice_woofles import plugin
+
+    d = make_device("initialized")
+    with pytest.raises(TVMDeviceError, match=r"Open failed \(status 99\).*unknown status code 99"):
+        plugin._raise_for(99, d, "Open")
+    with pytest.raises(TVMDeviceError, match=r"status OUT_OF_MEMORY"):
+        plugin._raise_for(int(Status.OUT_OF_MEMORY), d, "Open")

@@ -67,7 +67,9 @@ def _raise_for(status: int, device: "Device", what: str) -> None:
         return
     if status == Status.INVALID_STATE:
         raise LifecycleError(f"device {NAME!r} refused {what} in power state {_power(device).name}")
-    raise error_for_status(status, f"device {NAME!r}: {what} failed (status {Status(status).name})")
+    # error_for_status names the code, a tvmd_status_t one or not.
+    name = Status(status).name if status in Status._value2member_map_ else status
+    raise error_for_status(status, f"device {NAME!r}: {what} failed (status {name})")
 
 
 def _close_time_interval(device: "Device") -> None:
