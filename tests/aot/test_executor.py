@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from plugin_fixtures import load_fixture_module
 
 import tvmdevice
 from tvmdevice import State
@@ -18,20 +17,10 @@ from tvmdevice.errors import InvalidArgumentError, KernelError, LifecycleError, 
 from tvmdevice.host.kernels import run_graph
 from tvmdevice.tracing import Timeline
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "plugins"
-
-
-def _fixture(name: str):
-    sys.path.insert(0, str(FIXTURES))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.pop(0)
-
 
 @pytest.fixture
 def accel(registry):
-    mod = _fixture("fixture_accel")
+    mod = load_fixture_module("fixture_accel")
     mod.RAN.clear()
     registry.register(mod, "accel")
     return mod
@@ -149,8 +138,8 @@ def test_python_kernel_failure_mid_run(accel, registry):
 
 
 def test_c_kernel_failure_names_operator_and_device(registry):
-    _fixture("fixture_accel")
-    registry.register(_fixture("fixture_c_failing"), "cfail")
+    load_fixture_module("fixture_accel")
+    registry.register(load_fixture_module("fixture_c_failing"), "cfail")
     module = tvmdevice.compile(_model(), "cfail, c", registry=registry)
     with module.executor() as ex:
         with pytest.raises(KernelError, match=r"operator #3 ADD on device 'cfail' failed with status 7"):
@@ -160,8 +149,8 @@ def test_c_kernel_failure_names_operator_and_device(registry):
 
 
 def test_a_kernel_status_outside_tvmd_status_t_is_a_kernel_error_naming_it(registry):
-    _fixture("fixture_accel")
-    registry.register(_fixture("fixture_c_failing"), "cfail")
+    load_fixture_module("fixture_accel")
+    registry.register(load_fixture_module("fixture_c_failing"), "cfail")
     module = tvmdevice.compile(_model(), "cfail, c", registry=registry)
     with module.executor() as ex:
         step = next(i for i, (label, _) in enumerate(ex.labels) if label.endswith("ADD"))
@@ -195,7 +184,7 @@ def test_bad_inputs_are_refused(registry):
 
 
 def test_open_failure_leaves_nothing_open(registry):
-    raising = _fixture("fixture_raising")
+    raising = load_fixture_module("fixture_raising")
     registry.register(raising, "flaky")
     # flaky declares no operators, so the model runs on c; flaky is still opened by the executor.
     module = tvmdevice.compile(demo_model(), "flaky -fail=open, c", registry=registry)
@@ -215,7 +204,7 @@ def test_preserve_all_tensors_keeps_intermediates(registry):
 
 
 def test_a_teardown_error_never_masks_the_original_error(registry):
-    registry.register(_fixture("fixture_raising"), "flaky")
+    registry.register(load_fixture_module("fixture_raising"), "flaky")
     module = tvmdevice.compile(demo_model(), "flaky -fail=open+destroy, c", registry=registry)
     with pytest.raises(TVMDeviceError, match="injected failure in open") as info:
         module.executor()
@@ -226,7 +215,7 @@ def test_a_teardown_error_never_masks_the_original_error(registry):
 
 
 def test_a_deactivate_error_never_masks_a_kernel_failure(accel, registry):
-    registry.register(_fixture("fixture_raising"), "flaky")
+    registry.register(load_fixture_module("fixture_raising"), "flaky")
     module = tvmdevice.compile(_model(), "accel -fail_op=3, flaky -fail=deactivate, c", registry=registry)
     ex = module.executor()
     with pytest.raises(TVMDeviceError, match="injected kernel failure in operator 3") as info:

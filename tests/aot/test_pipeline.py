@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from plugin_fixtures import load_fixture_module
 
 import tvmdevice
 from tvmdevice import ops as ops_layer
@@ -19,20 +16,10 @@ from tvmdevice.device import Device
 from tvmdevice.errors import NotSupportedError, PlacementError, Refusal
 from tvmdevice.host.kernels import run_graph
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "plugins"
-
-
-def _fixture(name: str):
-    sys.path.insert(0, str(FIXTURES))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.pop(0)
-
 
 @pytest.fixture
 def picky(registry):
-    mod = _fixture("fixture_picky")
+    mod = load_fixture_module("fixture_picky")
     mod.PREPARED.clear()
     registry.register(mod, "picky")
     return mod
@@ -40,7 +27,7 @@ def picky(registry):
 
 @pytest.fixture
 def accel(registry):
-    mod = _fixture("fixture_accel")
+    mod = load_fixture_module("fixture_accel")
     registry.register(mod, "accel")
     return mod
 

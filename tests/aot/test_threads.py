@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pytest
+from plugin_fixtures import load_fixture_module
 
 import tvmdevice
 from tvmdevice import State
@@ -18,21 +16,14 @@ from tvmdevice.errors import LifecycleError
 from tvmdevice.host.kernels import run_graph
 from tvmdevice.registry import Registry
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "plugins"
 THREADS, RUNS = 8, 40
 
 
-def _fixture(name: str):
-    sys.path.insert(0, str(FIXTURES))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.pop(0)
 
 
 def _registry_for(target: str, registry: Registry) -> Registry:
     if "accel" in target:
-        registry.register(_fixture("fixture_accel"), "accel")
+        registry.register(load_fixture_module("fixture_accel"), "accel")
         return registry
     if target == "c":
         return registry
@@ -77,7 +68,7 @@ def test_one_executor_hammered_from_several_threads_is_bit_exact(registry, targe
 
 def test_a_second_run_waits_for_the_first(registry):
     """A run blocked inside a kernel holds the executor: the other thread's run starts after it."""
-    accel = _fixture("fixture_accel")
+    accel = load_fixture_module("fixture_accel")
     registry.register(accel, "accel")
     module = tvmdevice.compile(demo_model(), "accel, c", registry=registry)
     inputs, expected = _samples(module, 2)
@@ -146,7 +137,7 @@ def test_close_waits_for_a_run_and_later_runs_are_refused(registry):
 
 
 def test_calling_back_into_the_executor_from_its_own_kernel_is_refused(registry):
-    accel = _fixture("fixture_accel")
+    accel = load_fixture_module("fixture_accel")
     registry.register(accel, "accel")
     module = tvmdevice.compile(demo_model(), "accel, c", registry=registry)
     inputs, _ = _samples(module, 1)

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
 from typing import Callable
 
 import pytest
+from plugin_fixtures import load_fixture_module
 
 from tvmdevice.registry import Registry
-
-FIXTURE_PLUGINS = Path(__file__).parent.parent / "fixtures" / "plugins"
 
 #: Few examples: enough to find every planted bug, quick enough for the whole folder in well under 2 minutes.
 EXAMPLES = 8
@@ -23,13 +19,6 @@ def examples() -> int:
     return EXAMPLES
 
 
-def load_fixture_module(name: str):
-    """Import ``tests/fixtures/plugins/<name>.py`` as a module."""
-    sys.path.insert(0, str(FIXTURE_PLUGINS))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.pop(0)
 
 
 @pytest.fixture

@@ -13,15 +13,14 @@ import importlib
 import importlib.util
 import itertools
 import signal
-import sys
 import warnings
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
 import pytest
 from fault_injection import assert_released, device_scenario, executor_scenario, inject
+from plugin_fixtures import load_fixture_module
 
 import tvmdevice
 from tvmdevice import State
@@ -41,27 +40,20 @@ from tvmdevice.lifecycle import Transition
 from tvmdevice.registry import Registry
 from tvmdevice.teardown import Steps
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "plugins"
 FREE_HOOKS = ("tvmdevice_free_data_space", "tvmdevice_free_workspace", "tvmdevice_free_stream")
 
 
-def _fixture(name: str):
-    sys.path.insert(0, str(FIXTURES))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.pop(0)
 
 
 @pytest.fixture
 def accel(registry):
-    registry.register(_fixture("fixture_accel"), "accel")
+    registry.register(load_fixture_module("fixture_accel"), "accel")
     return registry
 
 
 @pytest.fixture
 def flaky(registry):
-    registry.register(_fixture("fixture_raising"), "flaky")
+    registry.register(load_fixture_module("fixture_raising"), "flaky")
     return registry
 
 
@@ -286,7 +278,7 @@ TARGETS = ["accel, c", "woofles, c", "cmsis-nn, c", "woofles, cmsis-nn, c"]
 
 def _registry_for(target: str, registry: Registry) -> Registry:
     if target == "accel, c":
-        registry.register(_fixture("fixture_accel"), "accel")
+        registry.register(load_fixture_module("fixture_accel"), "accel")
         return registry
     installed = Registry()
     missing = [name for name in target.split(", ")[:-1] if name not in installed.device_names()]
@@ -337,7 +329,7 @@ DEVICES = ["c", "toy", "woofles", "cmsis-nn"]
 @pytest.mark.parametrize("name", DEVICES)
 def test_fault_at_every_device_api_call_leaks_nothing(registry, name, error, after):
     if name == "toy":
-        registry.register(_fixture("fixture_good"), "toy")
+        registry.register(load_fixture_module("fixture_good"), "toy")
     elif name != "c":
         registry = _registry_for(f"{name}, c", registry)
     with inject() as census:
@@ -468,7 +460,7 @@ def test_c_lifecycle_status_at_every_call_leaks_nothing(status, after):
 def test_close_releases_what_the_framework_heap_handed_out_to_a_failed_alloc(registry):
     """accel's memory is the framework's host heap: a block allocated by a call that then
     failed is never tracked, and Close releases it and says so."""
-    registry.register(_fixture("fixture_accel"), "accel")  # host memory from the framework's defaults
+    registry.register(load_fixture_module("fixture_accel"), "accel")  # host memory from the framework's defaults
     dev = _opened(registry, "accel")
     assert dev._binding.is_default("tvmdevice_alloc_data_space")
     with inject("tvmdevice_alloc_data_space", 1, after=True), pytest.raises(TVMDeviceError, match="injected"):
