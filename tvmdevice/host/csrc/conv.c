@@ -17,6 +17,13 @@ static inline int8_t requantize(const tvmd_c_conv_params_t* p, uint32_t acc, con
   return tvmd_c_clamp_s8(y + p->output_offset, p->act_min, p->act_max);
 }
 
+/* sum((x[i] + input_offset) * w[i]) for i < n, wrapping like an int32 accumulator. */
+static inline uint32_t dot(const int8_t* x, const int8_t* w, int32_t n, int32_t input_offset) {
+  uint32_t acc = 0;
+  for (int32_t i = 0; i < n; ++i) acc += (uint32_t)(((int32_t)x[i] + input_offset) * (int32_t)w[i]);
+  return acc;
+}
+
 /* Filter taps [start, end) of a window at origin inside an image of size: TFLM's bounds test per tap. */
 static inline void taps(int32_t origin, int32_t dilation, int32_t filter, int32_t size, int32_t* start, int32_t* end) {
   int32_t k = 0;
@@ -35,6 +42,8 @@ int32_t tvmd_c_conv2d_s8(const void* params, void* const* buffers, void* resourc
   int8_t* output = (int8_t*)buffers[p->num_inputs];
   const int32_t per_group = p->out_ch / p->groups;
   const size_t filter_stride = (size_t)p->filter_h * (size_t)p->filter_w * (size_t)p->filter_in_ch;
+  /* Ungrouped, undilated along x: a window row is contiguous in input and filter. */
+  const int contiguous_rows = p->groups == 1 && p->dilation_w == 1;
   (void)resource_handle;
   for (int32_t b = 0; b < p->batches; ++b) {
     const int8_t* image = input + (size_t)b * (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
@@ -52,13 +61,19 @@ int32_t tvmd_c_conv2d_s8(const void* params, void* const* buffers, void* resourc
           uint32_t acc = 0;
           for (int32_t ky = ky0; ky < ky1; ++ky) {
             const int32_t iy = y0 + ky * p->dilation_h;
+            if (contiguous_rows) {
+              /* The window's row is one run of (kx1 - kx0) * in_ch values in
+               * the input and in the filter: one dot product. */
+              const int8_t* xs = image + ((size_t)iy * (size_t)p->in_w + (size_t)(x0 + kx0)) * (size_t)p->in_ch;
+              const int8_t* ws = w + ((size_t)ky * (size_t)p->filter_w + (size_t)kx0) * (size_t)p->in_ch;
+              acc += dot(xs, ws, (kx1 - kx0) * p->in_ch, p->input_offset);
+              continue;
+            }
             for (int32_t kx = kx0; kx < kx1; ++kx) {
               const int32_t ix = x0 + kx * p->dilation_w;
               const int8_t* xs = group_in + ((size_t)iy * (size_t)p->in_w + (size_t)ix) * (size_t)p->in_ch;
               const int8_t* ws = w + ((size_t)ky * (size_t)p->filter_w + (size_t)kx) * (size_t)p->filter_in_ch;
-              for (int32_t ic = 0; ic < p->filter_in_ch; ++ic) {
-                acc += (uint32_t)(((int32_t)xs[ic] + p->input_offset) * (int32_t)ws[ic]);
-              }
+              acc += dot(xs, ws, p->filter_in_ch, p->input_offset);
             }
           }
           output[(((size_t)b * (size_t)p->out_h + (size_t)oy) * (size_t)p->out_w + (size_t)ox) * (size_t)p->out_ch +
