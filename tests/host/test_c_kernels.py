@@ -86,6 +86,18 @@ def test_an_average_pool_window_in_the_padding_is_refused():
     calls.prepare(graph, op, dataclasses.replace(outside, average=False))  # a max pool has no such limit
 
 
+@pytest.mark.parametrize("op_type, change", [("CONV_2D", {"dilation_w": 2**30}),
+                                             ("DEPTHWISE_CONV_2D", {"stride_h": 2**31 - 1}),
+                                             ("MAX_POOL_2D", {"pad_w": 2**31 - 8})])
+def test_window_coordinates_past_int32_are_refused_before_c(op_type, change):
+    graph = load_tflite(single_op_model(op_type, (1, 5, 5, 2)))
+    op = graph.operators[0]
+    hostile = dataclasses.replace(ops.analyze(graph, op), **change)
+    with pytest.raises(Refusal, match=rf"{op_type} on 'c': window coordinates up to \d+ exceed the C kernel's int32"):
+        calls.prepare(graph, op, hostile)
+    calls.prepare(graph, op)  # the model's own geometry is fine
+
+
 def test_softmax_sum_overflow_is_a_kernel_error_on_the_device():
     # 600 equal logits: TFLM aborts; the C kernel returns an error status.
     module = tvmdevice.compile(single_op_model("SOFTMAX", (1, 600), 0.1, 0), "c")

@@ -16,7 +16,7 @@ from tvmdevice import ops
 from tvmdevice.errors import Refusal
 from tvmdevice.host._kernels import kernel_capsule
 from tvmdevice.host.kernel_table import KERNEL_BY_NAME, KERNELS, MAX_CONCAT_INPUTS, MAX_DIMS, MEAN_DIMS, PAD_DIMS
-from tvmdevice.host.limits import check_pool_windows
+from tvmdevice.host.limits import check_pool_windows, check_window_coordinates
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.params import ParamsStruct
 
@@ -36,6 +36,7 @@ def _right_aligned(values: tuple[int, ...], rank: int, fill: int) -> tuple[int, 
 
 
 def _conv(graph: "Graph", op: "Operator", d: ops.ConvData) -> _Plan:
+    check_window_coordinates(d)
     return ("depthwise_conv2d_s8" if d.depthwise else "conv2d_s8"), {}
 
 
@@ -44,6 +45,7 @@ def _fully_connected(graph: "Graph", op: "Operator", d: ops.FullyConnectedData) 
 
 
 def _pool(graph: "Graph", op: "Operator", d: ops.PoolData) -> _Plan:
+    check_window_coordinates(d)
     check_pool_windows(d)
     return ("avg_pool2d_s8" if d.average else "max_pool2d_s8"), {}
 
