@@ -35,7 +35,9 @@ DEVICE_HOOKS: tuple[str, ...] = (
     "tvmdevice_free_workspace", "tvmdevice_supports_device_pointer_arithmetics_on_host",
 )
 
-#: Device hooks every device plugin must implement itself.
+#: Device hooks every device plugin must implement itself (a plugin whose
+#: devices all use host memory may leave :data:`tvmdevice.defaults.HOST_MEMORY_HOOKS`
+#: to the framework).
 REQUIRED_DEVICE_HOOKS: frozenset[str] = frozenset({
     "tvmdevice_init", "tvmdevice_destroy", "tvmdevice_open", "tvmdevice_close",
     "tvmdevice_activate", "tvmdevice_deactivate", "tvmdevice_get_attr",
@@ -77,9 +79,6 @@ class Binding:
                 continue
             self._hooks[name] = (self._traced(name, impl, device) if self.trace
                                  else _direct(self.pm, name, impl, device))
-        # Pure getters need no framework checks: the instance attribute *is*
-        # the resolved implementation, one call from the caller.
-        device.get_current_stream = self._hooks["tvmdevice_get_current_stream"]  # type: ignore[method-assign]
 
     def hook(self, name: str) -> Callable[..., Any]:
         return self._hooks[name]

@@ -5,6 +5,13 @@ these implementations when a device's owning plugin does not provide a hook
 (the hookspecs say, per hook, what the default does).  They call the owning
 plugin's *raw* implementations through the device's binding, so the
 framework's allocation tracking sees each block exactly once.
+
+Host-memory devices (``MemoryKind.HOST``) get the data-space hooks too: blocks
+of the device's :class:`~tvmdevice.memory.HostHeap` (``host_heap(device)``:
+zeroed, aligned, unique even for zero bytes, counted in ``bytes_in_use``,
+capped by whatever capacity the plugin gave the heap) and a plain host copy.
+Separate-memory devices must implement those hooks (the registry refuses them
+otherwise), so the defaults never guess at device addresses.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .device_type import MemoryKind
 from .errors import NotSupportedError
 from .hookspecs import hookimpl
+from .memory import copy_host, host_heap
 
 if TYPE_CHECKING:  # pragma: no cover
     from .aot.ir import Graph, Operator
@@ -21,6 +29,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from .device_type import DeviceType
 
 WORKSPACE_ALIGNMENT = 64
+
+#: Device API hooks the framework implements on host memory for ``MemoryKind.HOST`` devices.
+HOST_MEMORY_HOOKS: frozenset[str] = frozenset({
+    "tvmdevice_alloc_data_space", "tvmdevice_free_data_space", "tvmdevice_copy_data_from_to",
+})
+
+
+def _host_only(device: "Device", hook: str) -> None:
+    # Unreachable for registered plugins (validation requires the hook of a
+    # separate-memory device); kept so a misuse fails loudly, not with a bad pointer.
+    if device.memory is not MemoryKind.HOST:
+        raise NotSupportedError(f"device {device.name!r} has separate memory: its plugin must implement {hook}")
 
 
 @hookimpl(trylast=True)
@@ -49,6 +69,27 @@ def tvmdevice_alloc_data_space_scoped(device: "Device", shape: tuple[int, ...], 
     # through its checked flat form instead.
     nbytes = device._binding.hook("tvmdevice_get_data_size")(shape, dtype, mem_scope)
     return device._binding.hook("tvmdevice_alloc_data_space")(nbytes, WORKSPACE_ALIGNMENT, dtype)
+
+
+@hookimpl(trylast=True)
+def tvmdevice_alloc_data_space(device: "Device", nbytes: int, alignment: int, type_hint: str | None) -> int:
+    _host_only(device, "tvmdevice_alloc_data_space")
+    return host_heap(device).alloc(nbytes, alignment, device=device.name)
+
+
+@hookimpl(trylast=True)
+def tvmdevice_free_data_space(device: "Device", ptr: int) -> None:
+    _host_only(device, "tvmdevice_free_data_space")
+    host_heap(device).free(ptr)
+
+
+@hookimpl(trylast=True)
+def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst: int, dst_offset: int,
+                                nbytes: int) -> None:
+    # The framework routes a copy touching separate memory to that device, so
+    # a host-memory device only ever copies between host addresses.
+    _host_only(device, "tvmdevice_copy_data_from_to")
+    copy_host(src, src_offset, dst, dst_offset, nbytes)
 
 
 @hookimpl(trylast=True)

@@ -13,6 +13,7 @@ unless the device was created in trace mode.
 
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
 from typing import TYPE_CHECKING, Any, Callable
@@ -29,6 +30,7 @@ from .errors import (
 )
 from .lifecycle import DOWNWARD, TRANSITIONS, State, Transition
 from .memory import Allocation, address_of, aligned_empty, check_alignment
+from .teardown import Steps, deferred_interrupts
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -78,6 +80,7 @@ class Device:
         self._fields: dict[str, "np.ndarray"] | None = None
         self._binding = binding
         binding.bind(self)
+        self.get_current_stream = _checked_getter(self, "tvmdevice_get_current_stream")  # type: ignore[method-assign]
 
     # ------------------------------------------------------------------ naming
     @property
@@ -127,10 +130,16 @@ class Device:
         self._transition(Transition.DEACTIVATE, self._binding.hook("tvmdevice_deactivate"))
 
     def close(self) -> None:
-        """Close: opened -> initialized; frees (and reports) anything left allocated."""
+        """Close: opened -> initialized; frees (and reports) anything left allocated.
+
+        The Close hook runs even if freeing the leftovers was interrupted.
+        """
         self._check_transition(Transition.CLOSE)
-        self._free_leftovers()
-        self._transition(Transition.CLOSE, self._binding.hook("tvmdevice_close"))
+        steps = Steps(f"closing device {self.name!r}")
+        steps.run(self._free_leftovers)
+        steps.run(self._release_orphans)
+        steps.run(self._transition, Transition.CLOSE, self._binding.hook("tvmdevice_close"))
+        steps.raise_errors()
 
     def destroy(self) -> None:
         """Destroy: initialized -> uninitialized."""
@@ -138,18 +147,21 @@ class Device:
         self.handle[:] = 0  # the struct is released; a later Init sees it zeroed
 
     def release(self) -> None:
-        """Walk the device down to uninitialized from wherever it is, never raising
-        for the steps (errors are collected and the first is re-raised at the end)."""
-        first: BaseException | None = None
-        for state, step in ((State.ACTIVE, self.deactivate), (State.OPENED, self.close),
-                            (State.INITIALIZED, self.destroy)):
-            if self.state is state:
-                try:
-                    step()
-                except TVMDeviceError as exc:
-                    first = first or exc
-        if first is not None:
-            raise first
+        """Walk the device down to uninitialized from wherever it is.
+
+        Every step runs even after an earlier one failed (a failed hook still
+        moves the device down, see :mod:`tvmdevice.lifecycle`), and Ctrl-C is
+        held back until the device is uninitialized.  Then what failed is
+        raised: one error as itself, several as a
+        :class:`~tvmdevice.errors.TeardownError`, an interrupt before both.
+        """
+        with deferred_interrupts():
+            steps = Steps(f"releasing device {self.name!r}")
+            for state, step in ((State.ACTIVE, self.deactivate), (State.OPENED, self.close),
+                                (State.INITIALIZED, self.destroy)):
+                if self.state is state:
+                    steps.run(step)
+            steps.raise_errors()
 
     def _check_transition(self, transition: Transition) -> None:
         source, _ = TRANSITIONS[transition]
@@ -182,34 +194,69 @@ class Device:
             self.faulted = False
 
     def _free_leftovers(self) -> None:
+        """Free every block and stream still tracked, then report them (LeakWarning).
+
+        Each one is freed through its hook and dropped from tracking whether
+        or not the hook succeeds: after Close the device owns no memory, and
+        a hook that failed is named in the report.  Interrupts raised by a
+        hook are re-raised once everything is released.
+        """
         leftovers = list(self.allocations.values())
         streams = sorted(self.streams)
         if not leftovers and not streams:
             return
         self.leaked.extend(leftovers)
         self.leaked.extend(streams)
+        steps = Steps(f"freeing the leftovers of device {self.name!r}")
+        failures: list[str] = []
+        for alloc in leftovers:
+            hook = "tvmdevice_free_workspace" if alloc.kind == "workspace" else "tvmdevice_free_data_space"
+            failures += self._force_free(steps, hook, alloc.ptr, f"{alloc.kind} block {alloc.ptr:#x}")
+            self.allocations.pop(alloc.ptr, None)
+        for stream in streams:
+            failures += self._force_free(steps, "tvmdevice_free_stream", stream, f"stream {stream}")
+            self.streams.discard(stream)
+        self.current_stream = 0
+        # Warn only now: under `-W error` a warning is an exception, and it must
+        # not stop the release half-way.
+        steps.run(self._report_leftovers, leftovers, streams, failures)
+        steps.raise_errors()
+
+    def _release_orphans(self) -> None:
+        """Release what the framework's own host heap still holds after every tracked block was freed.
+
+        Such a block was handed out by an allocation call that then failed
+        (so it was never tracked).  Only the framework's heap is the
+        framework's to clear: a plugin's own memory is the plugin's business
+        at Close.
+        """
+        heap = self.plugin_state.get("heap")
+        if heap is None or not len(heap) or not self._binding.is_default("tvmdevice_alloc_data_space"):
+            return
+        blocks, nbytes = len(heap), heap.bytes_in_use
+        heap.clear()
+        warnings.warn(f"device {self.name!r}: {blocks} host block(s), {nbytes} B, handed out by an allocation "
+                      f"that then failed were never tracked; released at Close", LeakWarning, stacklevel=2)
+
+    def _force_free(self, steps: Steps, hook: str, handle: int, what: str) -> list[str]:
+        """Free one leftover through ``hook``: a failure is returned for the report, an interrupt kept."""
+        try:
+            self._binding.hook(hook)(handle)
+        except Exception as exc:  # noqa: BLE001 - a broken free must not block Close
+            return [f"device {self.name!r}: freeing leaked {what} failed ({type(exc).__name__}: {exc}); "
+                    f"the framework dropped it, plugin {self._binding.owner_name!r} may still hold it"]
+        except BaseException as exc:  # noqa: BLE001 - re-raised once every leftover is released
+            steps.errors.append(exc)
+        return []
+
+    def _report_leftovers(self, leftovers: list[Allocation], streams: list[int], failures: list[str]) -> None:
         described = ", ".join(f"{a.kind} {a.nbytes} B at {a.ptr:#x}" for a in leftovers)
         if streams:
             described += (", " if described else "") + f"{len(streams)} stream(s)"
         warnings.warn(f"device {self.name!r} closed with {described} still allocated; freed by the framework",
-                      LeakWarning, stacklevel=3)
-        for alloc in leftovers:
-            free = self._binding.hook("tvmdevice_free_workspace" if alloc.kind == "workspace"
-                                      else "tvmdevice_free_data_space")
-            try:
-                free(alloc.ptr)
-            except Exception as exc:  # noqa: BLE001 - a broken free must not block Close
-                warnings.warn(f"device {self.name!r}: freeing leaked {alloc.ptr:#x} failed: {exc}",
-                              LeakWarning, stacklevel=3)
-            self.allocations.pop(alloc.ptr, None)
-        for stream in streams:
-            try:
-                self._binding.hook("tvmdevice_free_stream")(stream)
-            except Exception as exc:  # noqa: BLE001
-                warnings.warn(f"device {self.name!r}: freeing stream {stream} failed: {exc}",
-                              LeakWarning, stacklevel=3)
-        self.streams.clear()
-        self.current_stream = 0
+                      LeakWarning, stacklevel=2)
+        for failure in failures:
+            warnings.warn(failure, LeakWarning, stacklevel=2)
 
     def _require(self, *states: State, what: str) -> None:
         if self.faulted:
@@ -221,11 +268,16 @@ class Device:
                                  f"it is {self.state.value!r}")
 
     def _wrap(self, exc: BaseException, hook: str) -> BaseException:
+        """What a hook's exception becomes: a TVMDeviceError naming plugin, device and hook."""
         if isinstance(exc, TVMDeviceError):
             return exc
         if not isinstance(exc, Exception):
             return exc  # KeyboardInterrupt and friends pass through untouched
         plugin = self._binding.owner_name
+        if isinstance(exc, MemoryError):
+            # A plugin whose backing store is host memory may run out of it.
+            return DeviceMemoryError(f"plugin {plugin!r}, device {self.name!r}: {hook} ran out of "
+                                     f"host memory ({exc or 'MemoryError'})")
         return TVMDeviceError(f"plugin {plugin!r}, device {self.name!r}: {hook} raised "
                               f"{type(exc).__name__}: {exc}")
 
@@ -280,9 +332,14 @@ class Device:
         return self._track(ptr, nbytes, 64, "data", dtype)
 
     def free_data_space(self, ptr: int) -> None:
-        """FreeDataSpace; double frees and foreign pointers are errors."""
-        self._untrack(ptr, "data", "FreeDataSpace")
+        """FreeDataSpace; double frees and foreign pointers are errors.
+
+        The block stays tracked until the hook succeeds: if it fails, Close
+        frees the block again and reports it.
+        """
+        self._tracked(ptr, "data", "FreeDataSpace")
         self._call("tvmdevice_free_data_space", ptr)
+        del self.allocations[ptr]
 
     def alloc_workspace(self, nbytes: int, type_hint: str | None = None) -> int:
         """AllocWorkspace: scratch memory for kernels."""
@@ -292,9 +349,10 @@ class Device:
         return self._track(ptr, nbytes, 1, "workspace", type_hint)
 
     def free_workspace(self, ptr: int) -> None:
-        """FreeWorkspace."""
-        self._untrack(ptr, "workspace", "FreeWorkspace")
+        """FreeWorkspace; tracked until the hook succeeds, as for :meth:`free_data_space`."""
+        self._tracked(ptr, "workspace", "FreeWorkspace")
         self._call("tvmdevice_free_workspace", ptr)
+        del self.allocations[ptr]
 
     def supports_device_pointer_arithmetics_on_host(self) -> bool:
         """SupportsDevicePointerArithmeticsOnHost."""
@@ -310,7 +368,8 @@ class Device:
         self.allocations[ptr] = Allocation(ptr, nbytes, alignment, kind, type_hint)
         return ptr
 
-    def _untrack(self, ptr: int, kind: str, what: str) -> Allocation:
+    def _tracked(self, ptr: int, kind: str, what: str) -> Allocation:
+        """The live allocation ``ptr`` of ``kind``; anything else is refused before the plugin sees it."""
         alloc = self.allocations.get(ptr)
         if alloc is None:
             raise DeviceMemoryError(f"device {self.name!r}: {what} of {ptr:#x}, which is not a live "
@@ -318,7 +377,6 @@ class Device:
         if alloc.kind != kind:
             raise DeviceMemoryError(f"device {self.name!r}: {what} of {ptr:#x}, which is a {alloc.kind} "
                                     f"allocation")
-        del self.allocations[ptr]
         return alloc
 
     def find_allocation(self, ptr: int, nbytes: int) -> Allocation | None:
@@ -401,7 +459,7 @@ class Device:
         self.current_stream = stream
 
     def get_current_stream(self) -> int:
-        """GetCurrentStream.  (Replaced per instance by the bound implementation.)"""
+        """GetCurrentStream.  (Replaced per instance by a faster checked call, see :func:`_checked_getter`.)"""
         return int(self._call("tvmdevice_get_current_stream"))
 
     def sync_stream_from_to(self, event_src: int, event_dst: int) -> None:
@@ -422,12 +480,41 @@ class Device:
             return self._binding.hook(hook)(*args)
         except TVMDeviceError:
             raise
-        except MemoryError as exc:
-            # A plugin whose backing store is host memory may run out of it.
-            raise DeviceMemoryError(f"plugin {self._binding.owner_name!r}, device {self.name!r}: {hook} ran out of "
-                                    f"host memory ({exc or 'MemoryError'})") from exc
         except Exception as exc:
             raise self._wrap(exc, hook) from exc
+
+
+def _checked_getter(device: Device, hook: str) -> Callable[[], Any]:
+    """``device``'s ``hook`` as a no-argument call for a hot getter, its errors wrapped like every hook's.
+
+    The implementation is bound once; when it is ``partial(fn, device)`` the
+    partial is skipped, so the call costs what the raw implementation did
+    while a plugin's exception still comes out naming the plugin, the
+    device and the hook.
+    """
+    bound = device._binding.hook(hook)
+    if isinstance(bound, functools.partial) and bound.args == (device,) and not bound.keywords:
+        fn = bound.func
+
+        def call_fn() -> Any:
+            try:
+                return fn(device)
+            except TVMDeviceError:
+                raise
+            except Exception as exc:
+                raise device._wrap(exc, hook) from exc
+
+        return call_fn
+
+    def call_bound() -> Any:
+        try:
+            return bound()
+        except TVMDeviceError:
+            raise
+        except Exception as exc:
+            raise device._wrap(exc, hook) from exc
+
+    return call_bound
 
 
 def _as_index(value: Any) -> int | None:

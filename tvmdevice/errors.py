@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import enum
-from typing import Any
+from typing import Any, Sequence
 
 __all__ = [
     "Status",
@@ -35,6 +35,7 @@ __all__ = [
     "UnsupportedOperatorError",
     "Refusal",
     "PlacementError",
+    "TeardownError",
     "error_for_status",
     "LeakWarning",
     "PluginWarning",
@@ -203,6 +204,31 @@ class PlacementError(TVMDeviceError):
     status = Status.NOT_SUPPORTED
 
 
+class TeardownError(TVMDeviceError):
+    """Several steps of a teardown failed; every step still ran.
+
+    Closing an executor or releasing a device runs each free and each
+    lifecycle step even after an earlier one failed, then raises what went
+    wrong together: one error as itself, several as a ``TeardownError``
+    (Python 3.10 has no ``ExceptionGroup``).  The first error is also the
+    ``__cause__``, and its status is this error's status.
+
+    :param what: what was being torn down (``"closing the executor"``).
+    :param errors: the errors, in the order they occurred (at least one).
+    :ivar errors: the same, as a tuple.
+    """
+
+    def __init__(self, what: str, errors: Sequence[BaseException]) -> None:
+        if not errors:
+            raise ValueError("TeardownError needs at least one error")
+        self.errors: tuple[BaseException, ...] = tuple(errors)
+        first = self.errors[0]
+        self.status = first.status if isinstance(first, TVMDeviceError) else Status.GENERIC
+        listed = "\n".join(f"  {k}. {type(e).__name__}: {e}" for k, e in enumerate(self.errors, 1))
+        super().__init__(f"{what}: {len(self.errors)} steps failed (every other step still ran):\n{listed}")
+        self.__cause__ = first
+
+
 class LeakWarning(ResourceWarning):
     """Device memory, workspace or streams still allocated at Close (the framework freed them)."""
 
@@ -224,10 +250,20 @@ _BY_STATUS: dict[Status, type[TVMDeviceError]] = {
 
 
 def error_for_status(status: int, message: str) -> TVMDeviceError:
-    """The exception for a non-zero C status code (unknown codes map to the root class)."""
+    """The exception for a non-zero C status code.
+
+    A code outside ``tvmd_status_t`` (a plugin's own, or garbage) is never an
+    error of its own: it maps to :class:`TVMDeviceError` and the message
+    names the code, so every plugin that reports C statuses through this
+    function handles unknown codes the same way.  So does 0 (``TVMD_OK``)
+    reported as a failure.
+    """
     try:
-        cls = _BY_STATUS[Status(status)]
-    except ValueError:
-        cls = TVMDeviceError
-        message = f"{message} (unknown status code {status})"
+        cls: type[TVMDeviceError] | None = _BY_STATUS.get(Status(status))
+    except (ValueError, TypeError):
+        cls = None
+    if cls is None:
+        code = "0 (TVMD_OK) reported as a failure" if status == 0 else \
+            f"unknown status code {status!r}, not one of tvmd_status_t"
+        return TVMDeviceError(f"{message} ({code})" if message else code)
     return cls(message)

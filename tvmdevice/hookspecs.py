@@ -25,7 +25,10 @@ Required and optional hooks
 Hooks marked *Required* must be implemented by every device plugin (the
 plugin is refused at load time otherwise).  Hooks marked *Optional* have a
 framework default, described in the hook, used when the owner does not
-implement them.
+implement them.  The data-space hooks (AllocDataSpace, FreeDataSpace,
+CopyDataFromTo) are optional for host-memory devices, whose default is the
+framework's host heap (``tvmdevice.memory``), and required for
+separate-memory devices.
 
 Errors
 ------
@@ -301,7 +304,10 @@ def tvmdevice_alloc_data_space(device: "Device", nbytes: int, alignment: int,
 
     C: ``void* DeviceAPI::AllocDataSpace(Device dev, size_t nbytes, size_t alignment, DLDataType type_hint)``
 
-    Required.  Implemented by device plugins.
+    Optional for host-memory devices.  Default: a zeroed, aligned block of the device's
+    :class:`~tvmdevice.memory.HostHeap` (``tvmdevice.memory.host_heap(device)``), counted in its
+    ``bytes_in_use`` and refused beyond the capacity the plugin gave the heap.  Separate-memory
+    devices must implement it.
     """
 
 
@@ -341,7 +347,8 @@ def tvmdevice_free_data_space(device: "Device", ptr: int) -> None:
 
     C: ``void DeviceAPI::FreeDataSpace(Device dev, void* ptr)``
 
-    Required.  Implemented by device plugins.
+    Optional for host-memory devices.  Default: returns the block to the device's
+    :class:`~tvmdevice.memory.HostHeap`.  Separate-memory devices must implement it.
     """
 
 
@@ -374,7 +381,8 @@ def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst
 
     C: ``void DeviceAPI::CopyDataFromTo(const void* from, size_t from_offset, void* to, size_t to_offset, size_t num_bytes, Device dev_from, Device dev_to, DLDataType type_hint, TVMStreamHandle stream)``
 
-    Required.  Implemented by device plugins.
+    Optional for host-memory devices.  Default: a synchronous host ``memcpy``.
+    Separate-memory devices must implement it.
     """
 
 
@@ -503,7 +511,8 @@ def tvmdevice_alloc_workspace(device: "Device", nbytes: int, type_hint: str | No
 
     C: ``void* DeviceAPI::AllocWorkspace(Device dev, size_t nbytes, DLDataType type_hint)``
 
-    Optional.  Default: AllocDataSpace with 64-byte alignment.
+    Optional.  Default: AllocDataSpace with 64-byte alignment (on a host-memory
+    device without its own AllocDataSpace: a block of its host heap).
     """
 
 

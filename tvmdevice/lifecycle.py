@@ -9,7 +9,9 @@
 A transition is legal only from its source state.  A failed hook still moves
 the device to the transition's target state in the framework's bookkeeping
 but marks it *faulted*: from then on only the way down (Deactivate, Close,
-Destroy) is open, so the application can always release the device.
+Destroy) is open, so the application can always release the device.  Going
+down never stops half-way: every step runs even after one failed, and the
+errors are raised together afterwards (:mod:`tvmdevice.teardown`).
 """
 
 from __future__ import annotations

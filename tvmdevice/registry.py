@@ -35,7 +35,7 @@ from . import defaults as _defaults
 from . import hookspecs
 from .binding import REQUIRED_DEVICE_HOOKS, Binding, find_impl
 from .device import Device
-from .device_type import SUPPORTED_PLUGIN_API_VERSIONS, DeviceType
+from .device_type import SUPPORTED_PLUGIN_API_VERSIONS, DeviceType, MemoryKind
 from .errors import (
     DuplicateDeviceError,
     IncompatiblePluginError,
@@ -228,7 +228,10 @@ class Registry:
                     f"tvmdevice {_core_version()} supports versions {sorted(SUPPORTED_PLUGIN_API_VERSIONS)}. "
                     f"Install a matching version of {record.distribution}.")
         if types:
-            missing = sorted(h for h in REQUIRED_DEVICE_HOOKS if find_impl(self.pm, h, plugin) is None)
+            required = REQUIRED_DEVICE_HOOKS
+            if all(t.memory is MemoryKind.HOST for t in types):
+                required = required - _defaults.HOST_MEMORY_HOOKS  # the framework provides them
+            missing = sorted(h for h in required if find_impl(self.pm, h, plugin) is None)
             if any(t.operators for t in types) and find_impl(self.pm, "tvmdevice_prepare_operator", plugin) is None:
                 missing.append("tvmdevice_prepare_operator")
             if missing:

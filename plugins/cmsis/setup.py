@@ -1,76 +1,38 @@
-"""Build the cmsis-nn kernels: generate the device header, compile C99 + Cython.
+"""Build the cmsis-nn kernels: one extension, C99 kernels and their Cython binding.
 
-``tvm_device_cmsis_nn.h`` is generated from the layout declared in
-``tvmdevice_cmsis/device.py`` (the struct is written once, in Python) into the
-build directory, and the kernels compile against it and against the core's
-headers (``tvmdevice.get_include()``).
+Every struct C sees is declared once, in Python: the device struct in
+``tvmdevice_cmsis/device.py``, the kernel params structs and the kernel table
+in ``tvmdevice_cmsis/kernel_table.py``.  ``tvmdevice.build`` writes the device
+header and points the compilers at the core's headers and ``.pxd`` files;
+``tvmdevice_cmsis.headers`` adds the params and kernel-table headers.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import sys
 from pathlib import Path
 
-from Cython.Build import cythonize
-from setuptools import Extension, setup
-
-import tvmdevice
-from tvmdevice.headers import device_header
+from setuptools import setup
+from tvmdevice.build import GENERATED_DIR, extensions, load_declarations
 
 HERE = Path(__file__).resolve().parent
-CSRC = HERE / "tvmdevice_cmsis" / "csrc"
-GENERATED = HERE / "build" / "generated"
 
+# -O3 for the vectorizer.  -fno-wrapv undoes Python's -fwrapv: with wrapping
+# int32 indices the vectorizer cannot prove addresses affine and leaves loops
+# scalar (the kernels never rely on signed wrap-around; they wrap through
+# uint32).  -ffp-contract=fast lets the exact float sums use FMA.  No -march:
+# wider SIMD comes from run-time dispatch (target_clones, simd_x86.c).
+SPEED_FLAGS = [] if sys.platform == "win32" else [
+    "-O3", "-fno-wrapv", "-ffp-contract=fast", "-fno-strict-aliasing", "-Werror=int-conversion"]
 
-def _device_type():
-    # Load device.py by path: importing the package would need the extension
-    # this script is about to build.
-    spec = importlib.util.spec_from_file_location("_tvmdevice_cmsis_device", CSRC.parent / "device.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.DEVICE_TYPE
+ext_modules = extensions(
+    {"tvmdevice_cmsis._kernels": ["tvmdevice_cmsis/_kernels.pyx", "tvmdevice_cmsis/csrc/*.c"]},
+    declarations="tvmdevice_cmsis.device", extra_compile_args=SPEED_FLAGS, root=HERE)
 
+for name, render in load_declarations("tvmdevice_cmsis.headers", HERE).HEADERS.items():
+    path = HERE / GENERATED_DIR / name
+    text = render()
+    if not path.exists() or path.read_text() != text:  # unchanged: nothing recompiles
+        path.write_text(text)
 
-def _write_header() -> None:
-    GENERATED.mkdir(parents=True, exist_ok=True)
-    target = GENERATED / "tvm_device_cmsis_nn.h"
-    text = device_header(_device_type())
-    if not target.exists() or target.read_text() != text:
-        target.write_text(text)
-
-
-def _compile_args() -> list[str]:
-    if sys.platform == "win32":
-        return ["/O2"]
-    # -O3 for the vectorizer; -std=c99 keeps the kernels firmware-portable.
-    # -fno-wrapv undoes Python's -fwrapv: with wrapping int32 indices the
-    # vectorizer cannot prove addresses affine and leaves loops scalar (the
-    # kernels never rely on signed wrap-around; they wrap through uint32).
-    # -ffp-contract=fast lets the exact float sums use FMA.  No -march:
-    # wider SIMD comes from run-time dispatch (target_clones, simd_x86.c).
-    return ["-O3", "-std=c99", "-fno-wrapv", "-ffp-contract=fast", "-fno-strict-aliasing", "-Wall",
-            "-Wno-unused-function", "-Werror=implicit-function-declaration", "-Werror=int-conversion",
-            "-Werror=incompatible-pointer-types"]
-
-
-_write_header()
-sources = ["tvmdevice_cmsis/_kernels.pyx"] + sorted(
-    str(p.relative_to(HERE)) for p in CSRC.glob("*.c")
-)
-extension = Extension(
-    "tvmdevice_cmsis._kernels",
-    sources=sources,
-    include_dirs=[tvmdevice.get_include(), str(GENERATED), str(CSRC)],
-    extra_compile_args=_compile_args(),
-    language="c",
-)
-
-setup(
-    ext_modules=cythonize(
-        [extension],
-        include_path=[os.path.dirname(os.path.dirname(tvmdevice.__file__))],
-        compiler_directives={"language_level": "3"},
-    ),
-)
+setup(ext_modules=ext_modules)

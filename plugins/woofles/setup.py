@@ -1,70 +1,20 @@
-"""Build the woofles extensions.
+"""Build the woofles extension with the core's build helper (:mod:`tvmdevice.build`).
 
-The device struct is declared once, as a tvmdevice Layout in
-``tvmdevice_woofles/device.py``; this script writes ``tvm_device_woofles.h``
-from it into the build tree, then compiles the portable C sources and the
-Cython bindings against that header and the core's headers and ``.pxd`` files
-(``tvmdevice.get_include()``; the ``.pxd`` files come from the installed core).
+The device struct (``tvmdevice_woofles/device.py``) and the kernels' params
+structs (``tvmdevice_woofles/params.py``, re-exported there as ``PARAMS``) are
+declared once, as tvmdevice Layouts; the helper generates
+``tvm_device_woofles.h`` and ``tvmd_woofles_params.h`` from them into
+``build/generated/`` and compiles the portable C sources and the Cython
+binding, as one extension, against those headers and the core's headers and
+``.pxd`` files.
 """
 
-from __future__ import annotations
+from pathlib import Path
 
-import importlib.util
-import os
-import sys
+from setuptools import setup
+from tvmdevice.build import extensions
 
-from Cython.Build import cythonize
-from setuptools import Extension, setup
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-PKG = os.path.join(HERE, "tvmdevice_woofles")
-CSRC = os.path.join("tvmdevice_woofles", "csrc")
-GENERATED = os.path.join("build", "generated")
-
-
-def _load_device_module():
-    # Load device.py by path: importing the package would need the extensions
-    # this script is about to build.
-    spec = importlib.util.spec_from_file_location("_woofles_device_for_build", os.path.join(PKG, "device.py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def write_device_header() -> str:
-    """Generate tvm_device_woofles.h into the build tree; return its directory."""
-    from tvmdevice.headers import device_header
-
-    text = device_header(_load_device_module().DEVICE_TYPE)
-    out_dir = os.path.join(HERE, GENERATED)
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "tvm_device_woofles.h")
-    # Rewrite only on change, so incremental builds do not recompile everything.
-    old = open(path).read() if os.path.exists(path) else None
-    if old != text:
-        with open(path, "w") as f:
-            f.write(text)
-    return GENERATED
-
-
-def extensions() -> list[Extension]:
-    import tvmdevice
-
-    include_dirs = [tvmdevice.get_include(), write_device_header(), CSRC]
-    device_c = [os.path.join(CSRC, f) for f in ("woofles_device.c", "woofles_alloc.c", "woofles_dma.c")]
-    kernel_c = [os.path.join(CSRC, f) for f in ("woofles_conv.c", "woofles_fc.c", "woofles_pool.c",
-                                                 "woofles_add.c")]
-    # Portable C99: no -march flags, so a wheel runs on any host of its platform.
-    args = ["-O2", "-std=c99"] if os.name != "nt" else []
-    common = dict(include_dirs=include_dirs, extra_compile_args=args)
-    exts = [
-        Extension("tvmdevice_woofles._device", ["tvmdevice_woofles/_device.pyx", *device_c], **common),
-        # Kernels drain the DMA queues and charge cycles, so they link the
-        # device services too.
-        Extension("tvmdevice_woofles._kernels", ["tvmdevice_woofles/_kernels.pyx", *kernel_c, *device_c], **common),
-    ]
-    return cythonize(exts, include_path=[HERE], compiler_directives={"language_level": "3"})
-
-
-setup(ext_modules=extensions())
+setup(ext_modules=extensions(
+    {"tvmdevice_woofles._woofles": ["tvmdevice_woofles/_woofles.pyx", "tvmdevice_woofles/csrc/*.c"]},
+    declarations="tvmdevice_woofles.device", params="PARAMS", extra_compile_args=["-O2"],
+    root=Path(__file__).resolve().parent))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import tvmdevice
 from tvmdevice import State
 from tvmdevice.aot.builder import ModelBuilder, demo_model
 from tvmdevice.aot.placement import VIEW
-from tvmdevice.errors import KernelError, LifecycleError, PlacementError, TVMDeviceError
+from tvmdevice.errors import InvalidArgumentError, KernelError, LifecycleError, PlacementError, TVMDeviceError
 from tvmdevice.host.kernels import run_graph
 from tvmdevice.tracing import Timeline
 
@@ -158,6 +159,18 @@ def test_c_kernel_failure_names_operator_and_device(registry):
     assert all(d.state is State.UNINITIALIZED for d in ex.devices)
 
 
+def test_a_kernel_status_outside_tvmd_status_t_is_a_kernel_error_naming_it(registry):
+    _fixture("fixture_accel")
+    registry.register(_fixture("fixture_c_failing"), "cfail")
+    module = tvmdevice.compile(_model(), "cfail, c", registry=registry)
+    with module.executor() as ex:
+        step = next(i for i, (label, _) in enumerate(ex.labels) if label.endswith("ADD"))
+        err = ex.bound._kernel_failed(step, 99)
+    assert type(err) is KernelError
+    assert str(err) == ("operator #3 ADD on device 'cfail' failed with status 99 "
+                        "(unknown status code 99, not one of tvmd_status_t)")
+
+
 def test_plan_check_catches_a_wrong_resource_handle(accel, registry):
     module = tvmdevice.compile(_model(), "accel, c", registry=registry)
     with module.executor() as ex:
@@ -235,3 +248,63 @@ def test_option_maximum_is_declared_and_checked_at_parse():
         TargetOption("name", str, "", maximum=3)
     with pytest.raises(ValueError, match="minimum 5 exceeds maximum 2"):
         TargetOption("n", int, 3, minimum=5, maximum=2)
+
+
+# ------------------------------------------------------------- run-time input
+def _kws_like() -> bytes:
+    b = ModelBuilder(name="kws_like", seed=5)
+    x = b.input((1, 49, 10, 1), scale=0.05, zero_point=0)
+    b.output(b.conv2d(x, filters=2, kernel=3))
+    return b.build()
+
+
+@pytest.mark.parametrize("bad", [None, 3, "x", b"x", {"input": 1}], ids=repr)
+def test_inputs_that_are_not_a_list_of_arrays_are_refused(registry, bad):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry)
+    with module.executor() as ex:
+        with pytest.raises(InvalidArgumentError, match=rf"inputs must be a list of arrays, got "
+                                                       rf"{type(bad).__name__}; pass a list of 1 numpy array"):
+            ex.run(bad)
+
+
+def test_a_bare_array_is_refused_with_what_to_pass_instead(registry):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry)
+    x = np.zeros((1, 16, 16, 1), np.int8)
+    with module.executor() as ex:
+        with pytest.raises(InvalidArgumentError, match=r"got ndarray; .*e\.g\. run\(\[x\]\)"):
+            ex.run(x)
+        expected = ex.run([x])[0]
+        assert np.array_equal(ex.run((x,))[0], expected)  # any sequence of arrays
+        assert np.array_equal(ex.run(iter([x]))[0], expected)
+
+
+@pytest.mark.parametrize("shape", [(1, 10, 49, 1), (1, 49, 10), (49, 10, 1), (490,), (1, 1, 49, 10, 1)])
+def test_input_shapes_must_match_exactly(registry, shape):
+    module = tvmdevice.compile(_kws_like(), "c", registry=registry)
+    name = module.graph.tensors[module.graph.inputs[0]].name
+    with module.executor() as ex:
+        with pytest.raises(InvalidArgumentError, match=re.escape(f"input 0 ({name!r}) must have shape "
+                                                                 f"(1, 49, 10, 1), got {shape}")):
+            ex.run([np.zeros(shape, np.int8)])
+        x = np.random.default_rng(0).integers(-128, 128, (1, 49, 10, 1), dtype=np.int8)
+        assert np.array_equal(ex.run([x])[0], run_graph(module.graph, [x])[module.graph.outputs[0]])
+
+
+def test_an_input_that_is_not_an_array_is_refused(registry):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry)
+    with module.executor() as ex:
+        with pytest.raises(InvalidArgumentError, match=r"input 0 \('\w+'\) must be int8, got object"):
+            ex.run([None])
+        with pytest.raises(InvalidArgumentError, match=r"input 0 \('\w+'\) is not an array"):
+            ex.run([[[1, 2], [3]]])
+
+
+def test_nothing_is_accepted_after_close(registry):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry)
+    ex = module.executor()
+    x = np.zeros((1, 16, 16, 1), np.int8)
+    ex.close()
+    assert ex.closed
+    for call in (lambda: ex.set_inputs([x]), lambda: ex.run([x]), ex.invoke, lambda: ex.tensor(0)):
+        with pytest.raises(LifecycleError, match="executor is closed; create a new one"):
+            call()

@@ -409,7 +409,8 @@ def test_a_plugin_cimports_the_owner_holding_capsule(tmp_path):
     (tmp_path / "tvmd_pt_plugin.pyx").write_text(_PLUGIN_PYX)
     core = str(Path(tvmdevice.__file__).resolve().parent.parent)
     setup = ("from setuptools import setup, Extension\nfrom Cython.Build import cythonize\n"
-             f"setup(ext_modules=cythonize([Extension('tvmd_pt_plugin', ['tvmd_pt_plugin.pyx'])], "
+             f"setup(ext_modules=cythonize([Extension('tvmd_pt_plugin', ['tvmd_pt_plugin.pyx'], "
+             f"include_dirs=[{tvmdevice.get_include()!r}])], "
              f"include_path=[{core!r}], quiet=True), script_args=['-q', 'build_ext', '--inplace'])\n")
     done = subprocess.run([sys.executable, "-c", setup], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -114,8 +114,11 @@ class BoundPlan:
         return self.blocks[memory][pool.block_of[key]]
 
     def view(self, tensor: int) -> np.ndarray:
-        """The host-arena view of a non-constant tensor (typed and shaped)."""
+        """The host-arena view of a non-constant tensor (typed and shaped); a constant's own read-only data
+        (a graph output may be a constant: the schedule gives it no buffer, TFLM returns the model's data)."""
         t = self.graph.tensors[tensor]
+        if t.data is not None:
+            return t.data
         off = self.module.plan.pools[HOST].offsets[tensor_key(self.module.schedule.source(tensor), HOST)]
         return self.arena[off: off + t.nbytes].view(t.dtype).reshape(t.shape)
 
@@ -195,8 +198,9 @@ class BoundPlan:
         label, device = self.labels[step]
         base = error_for_status(status, "")
         cls = KernelError if type(base) is TVMDeviceError else type(base)
+        # A known code is named by its class; an unknown one by error_for_status's text.
         return cls(f"operator {label} on device {device!r} failed with status {status} "
-                   f"({type(base).__name__})")
+                   f"({str(base) or type(base).__name__})")
 
 
 def _python_call(kernel: Any, params: Any, views: list[Any], dev: "Device", label: str) -> Any:

@@ -78,19 +78,19 @@ def default_target(registry: "Registry") -> Target:
     return Target.parse(", ".join([t.name for t in accels] + ["c"]), registry)
 
 
-def _load(model: ModelLike, name: str | None) -> Graph:
+def _load(model: ModelLike, name: str | None, max_tensor_bytes: int | None) -> Graph:
     if isinstance(model, Graph):
         return model
     from .frontend import load_model, load_tflite
 
     if isinstance(model, (bytes, bytearray, memoryview)):
-        return load_tflite(bytes(model), name=name or "default")
-    return load_model(model, name=name)
+        return load_tflite(bytes(model), name=name or "default", max_tensor_bytes=max_tensor_bytes)
+    return load_model(model, name=name, max_tensor_bytes=max_tensor_bytes)
 
 
 def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: bool = False,
             registry: "Registry | None" = None, name: str | None = None,
-            preserve_all_tensors: bool = False) -> CompiledModule:
+            preserve_all_tensors: bool = False, max_tensor_bytes: int | None = None) -> CompiledModule:
     """Compile ``model`` for ``target``.
 
     :param model: a ``.tflite`` path, the model's bytes, or an imported :class:`Graph`.
@@ -100,6 +100,9 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
         (the error names every such operator).
     :param preserve_all_tensors: give every tensor its own memory so that all
         intermediate tensors can be read after a run (for bit-exactness checks).
+    :param max_tensor_bytes: the most bytes the model's tensors may declare in
+        total (default ``$TVMDEVICE_MAX_TENSOR_BYTES``, else 16 MiB); a file
+        asking for more is refused when it is read, before anything is allocated.
     :raises ModelError: the model cannot be imported.
     :raises TargetError: the target is invalid.
     :raises PlacementError: an operator no device accepts, or (strict) any that would fall back to the host.
@@ -108,7 +111,7 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
         from .. import get_registry
 
         registry = get_registry()
-    graph = _load(model, name)
+    graph = _load(model, name, max_tensor_bytes)
     tgt = default_target(registry) if target is None else Target.parse(target, registry)
     placement = place(graph, tgt, registry, strict=strict)
     schedule = build_schedule(graph, tgt, placement)

@@ -6,7 +6,9 @@ memory; each separate-memory device (``woofles``) is a memory of its own.
 When an operator reads a tensor that is not yet in its device's memory, a
 copy (CopyDataFromTo) is inserted right before it; graph outputs are copied
 back to host memory at the end.  Copies between two separate memories are
-staged through host memory.
+staged through host memory.  A graph output that is a constant tensor needs
+no step: like TFLM, which hands back the model's own buffer for it, the run
+returns its data (read in place in host memory, listed with the constants).
 
 View operators (RESHAPE and kin) get no step: their output is their input's
 buffer (``Schedule.aliases``).  Each call with scratch gets a scratch buffer
@@ -156,6 +158,10 @@ def build_schedule(graph: "Graph", target: "Target", placement: "Placement") -> 
         for t in op.outputs:
             where[t] = [mem]
     for t in graph.outputs:
+        if graph.tensors[alias.get(t, t)].is_constant:
+            if (t, HOST) not in constants:
+                constants.append((t, HOST))
+            continue
         ensure(t, HOST)
     return Schedule(tuple(steps), _lifetimes(graph, steps, alias), tuple(constants), dict(alias))
 
@@ -185,7 +191,8 @@ def _lifetimes(graph: "Graph", steps: list[Step], alias: dict[int, int]) -> tupl
             scratch.append(BufferUse(ABSENT, step.memory, step.scratch_bytes, i, i, scratch_of=step.op_index))
     end = len(steps)
     for t in graph.outputs:
-        last[(alias.get(t, t), HOST)] = end
+        if not graph.tensors[alias.get(t, t)].is_constant:
+            last[(alias.get(t, t), HOST)] = end
     tensors = [BufferUse(t, m, graph.tensors[t].nbytes, first[(t, m)], last[(t, m)])
                for (t, m) in sorted(first, key=lambda k: (first[k], k))]
     return tuple(tensors + scratch)

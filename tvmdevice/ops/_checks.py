@@ -192,8 +192,14 @@ def bias(op: Operator, t: Tensor | None, channels: int) -> None:
 def multipliers(op: Operator, real: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Read-only int32 Q31 multipliers and shifts (TFLM's QuantizeMultiplier, shift > 0 = left).
 
-    The C requantization (``quant.h``) shifts an int32 left by at most 30 and
-    right by at most 31, so a factor needing more is refused.
+    A factor needing a left shift above 30 (a rescale of 2**30 or more, e.g.
+    an output scale near 1e-30) is refused.  TFLM's double-rounding
+    MultiplyByQuantizedMultiplier computes ``x * (1 << shift)`` in int32 for it:
+    a shift of 32 or more and the overflowing product are undefined behaviour
+    in C, so TFLM's result depends on the machine (an x86 build masks the
+    shift count to 5 bits and wraps; a Cortex-M register shift gives 0) and
+    there is nothing to be bit-exact with.  Right shifts stop at 31 because
+    QuantizeMultiplier flushes smaller factors to 0, as TFLM does.
     """
     mult, shift = [], []
     for r in np.asarray(real, dtype=np.float64).ravel():
@@ -202,7 +208,8 @@ def multipliers(op: Operator, real: Sequence[float] | np.ndarray) -> tuple[np.nd
         m, s = quantization.quantize_multiplier(float(r))
         if not (0 <= m <= INT32_MAX and -31 <= s <= 30):
             raise refuse(op, f"rescale factor {r} needs multiplier {m}, shift {s}: outside the int32 "
-                             f"requantization's shift range [-31, 30]")
+                             f"requantization's shift range [-31, 30] (TFLM's result there is undefined "
+                             f"behaviour: an int32 shifted by {s} bits)")
         mult.append(m)
         shift.append(s)
     return readonly(np.array(mult, dtype=np.int32)), readonly(np.array(shift, dtype=np.int32))

@@ -4,6 +4,12 @@ Multipliers follow PopulateConvolutionQuantizationParams:
 ``input_scale * filter_scale[c] / output_scale`` in double from the float32
 scales, one per output channel (a per-tensor filter scale repeated).
 Padding is ComputePaddingWithOffset's leading padding.
+
+The bias is not checked against the input and filter scales: for int8
+PopulateConvolutionQuantizationParams leaves that check out (it runs only
+for uint8), so TFLM accepts and runs a conv whose bias scale disagrees or is
+missing, and so does this layer.  An unknown ``quantized_bias_type`` is
+refused when the file is read (TFLM refuses it when parsing the options).
 """
 
 from __future__ import annotations

@@ -28,6 +28,25 @@ SIGNATURE = Signature(
 _BIAS_SCALE_TOLERANCE = 0.02
 
 
+def _check_bias_scale(op: Operator, bias: Tensor, in_scale: float, filter_scale: float, out_scale: float) -> None:
+    """TFLM's bias rule for per-tensor weights (GetQuantizedConvolutionMultipler, ``kernel_util.cc``).
+
+    ``|input scale * weights scale - bias scale| / output scale <= 0.02``, in
+    double from the float32 scales.  TFLM reads the bias scale from
+    ``params.scale``, which stays 0 when the bias has no quantization: such a
+    bias is refused exactly when input * weights scale exceeds 2% of the
+    output scale.  Per-channel weights skip the check (TFLM computes their
+    multipliers without it), as do CONV_2D and DEPTHWISE_CONV_2D.
+    """
+    quantized = bias.quant is not None and bias.quant.scale.size > 0
+    bias_scale = float(np.float32(bias.quant.scale[0])) if quantized else 0.0  # type: ignore[union-attr]
+    product = in_scale * filter_scale
+    if not abs(product - bias_scale) / out_scale <= _BIAS_SCALE_TOLERANCE:
+        what = f"bias scale {bias_scale}" if quantized else f"bias tensor {bias.index} is not quantized (scale 0) and"
+        raise c.refuse(op, f"{what} differs from input*weights scale {product} by more than "
+                           f"{_BIAS_SCALE_TOLERANCE:.0%} of the output scale {out_scale}; TFLM's prepare refuses it")
+
+
 @dataclass(frozen=True, eq=False)
 class FullyConnectedData(OpData):
     """FULLY_CONNECTED op data; weights are ``[out_ch, accum_depth]``."""
@@ -87,11 +106,8 @@ def analyze(graph: Graph, op: Operator) -> FullyConnectedData:
     else:
         filter_zp = int(q.zero_point[0])  # in the int8 range: checked with the operands
         filter_scale = np.float32(q.scale[0])
-        if bias is not None and bias.quant is not None and bias.quant.scale.size:
-            bias_scale = float(np.float32(bias.quant.scale[0]))
-            exact = in_scale * float(filter_scale)
-            if abs(exact - bias_scale) / out_scale > _BIAS_SCALE_TOLERANCE:
-                raise c.refuse(op, f"bias scale {bias_scale} does not match input*weights scale {exact}")
+        if bias is not None:
+            _check_bias_scale(op, bias, in_scale, float(filter_scale), out_scale)
         product = float(np.float32(in_scale) * filter_scale)  # float32 product, as TFLM
         real = [product / out_scale] * out_ch
         filter_offset = -filter_zp

@@ -5,11 +5,14 @@
 output: the smallest real kernel, used by the dispatch-overhead benchmark and
 the run-loop tests.  ``kernel_capsule`` can also build deliberately broken
 kernel structs (wrong ABI version or size) to check they are refused.
+``c_lifecycle_capsule`` is a C lifecycle for the lifecycle binder's tests.
 """
 from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport int8_t, int32_t, uint32_t
 
+from tvmdevice.capsules cimport lifecycle_capsule
 from tvmdevice.kernel_abi cimport TVMD_KERNEL_ABI_VERSION, tvmd_kernel_t
+from tvmdevice.lifecycle_abi cimport TVMD_LIFECYCLE_ABI_VERSION, tvmd_lifecycle_t
 
 
 ctypedef struct increment_params_t:
@@ -74,3 +77,52 @@ cdef class BrokenKernel:
     @property
     def capsule(self):
         return PyCapsule_New(&self.k, b"tvmdevice.kernel", NULL)
+
+
+# A C lifecycle for the binder's tests (tvmdevice.plugin_support.c_lifecycle).
+# Its device struct is four uint32: calls, last step (1 init .. 6 destroy),
+# the step to fail (0 none) and the status that step returns.
+ctypedef struct lifecycle_device_t:
+    uint32_t calls
+    uint32_t last
+    uint32_t fail_step
+    uint32_t fail_status
+
+
+cdef inline int32_t _step(void* device, uint32_t step) noexcept nogil:
+    cdef lifecycle_device_t* d = <lifecycle_device_t*>device
+    d.calls += 1
+    d.last = step
+    return <int32_t>d.fail_status if d.fail_step == step else 0
+
+
+cdef int32_t _init(void* d) noexcept nogil:
+    return _step(d, 1)
+
+
+cdef int32_t _activate(void* d) noexcept nogil:
+    return _step(d, 3)
+
+
+cdef int32_t _deactivate(void* d) noexcept nogil:
+    return _step(d, 4)
+
+
+cdef int32_t _close(void* d) noexcept nogil:
+    return _step(d, 5)
+
+
+cdef int32_t _destroy(void* d) noexcept nogil:
+    return _step(d, 6)
+
+
+# Open is NULL: nothing to do there, so the binder skips it.
+cdef tvmd_lifecycle_t LIFECYCLE = [TVMD_LIFECYCLE_ABI_VERSION, sizeof(tvmd_lifecycle_t), _init, NULL, _activate,
+                                   _deactivate, _close, _destroy]
+cdef tvmd_lifecycle_t FUTURE_LIFECYCLE = [TVMD_LIFECYCLE_ABI_VERSION + 1, sizeof(tvmd_lifecycle_t), _init, NULL,
+                                          _activate, _deactivate, _close, _destroy]
+
+
+def c_lifecycle_capsule(bint future_abi=False):
+    """The test lifecycle as a ``"tvmdevice.lifecycle"`` capsule (``future_abi``: a newer ABI version)."""
+    return lifecycle_capsule(&FUTURE_LIFECYCLE if future_abi else &LIFECYCLE)

@@ -14,9 +14,10 @@ changes, plus ``tvmdevice_device_types`` to name its own device::
     def tvmdevice_device_types():
         return [device_type("my-variant")]
 
-Memory is plain host memory, capped by the ``-capacity`` option so that
-running out of it is reportable; streams use the framework defaults (the
-device is synchronous).
+Memory is plain host memory from the framework's default data-space hooks
+(:mod:`tvmdevice.defaults`), capped by the ``-capacity`` option (given to the
+device's heap at Open) so that running out of it is reportable; streams use
+the framework defaults too (the device is synchronous).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from ..attrs import DeviceAttrKind
 from ..device_type import DeviceType, MemoryKind
 from ..hookspecs import hookimpl
 from ..layout import Field, Layout
-from ..memory import copy_host, host_heap
+from ..memory import host_heap
 from ..names import struct_type
 from ..options import TargetOption
 
@@ -37,8 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # The hooks are exported so that ``from ... import *`` builds a variant.
 __all__ = ["DEFAULT_CAPACITY", "DEVICE_TYPE", "device_type", "hookimpl", "tvmdevice_device_types",
            "tvmdevice_init", "tvmdevice_destroy", "tvmdevice_open", "tvmdevice_close", "tvmdevice_activate",
-           "tvmdevice_deactivate", "tvmdevice_get_attr", "tvmdevice_alloc_data_space",
-           "tvmdevice_free_data_space", "tvmdevice_copy_data_from_to"]
+           "tvmdevice_deactivate", "tvmdevice_get_attr"]
 
 #: Bytes of memory a sample device hands out unless ``-capacity`` says otherwise.
 DEFAULT_CAPACITY = 1 << 20
@@ -110,18 +110,3 @@ def tvmdevice_get_attr(device: "Device", kind: int) -> Any:
     }
     return answers.get(kind)  # None: not applicable
 
-
-@hookimpl
-def tvmdevice_alloc_data_space(device: "Device", nbytes: int, alignment: int, type_hint: str | None) -> int:
-    return host_heap(device).alloc(nbytes, alignment, device=device.name)
-
-
-@hookimpl
-def tvmdevice_free_data_space(device: "Device", ptr: int) -> None:
-    host_heap(device).free(ptr)
-
-
-@hookimpl
-def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst: int, dst_offset: int,
-                                nbytes: int) -> None:
-    copy_host(src, src_offset, dst, dst_offset, nbytes)

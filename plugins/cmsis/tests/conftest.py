@@ -13,19 +13,20 @@ from pathlib import Path
 # shadow the installed distribution these tests are for.
 _ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != _ROOT]
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, settings
-from tvmdevice_cmsis import _kernels, kernels
-
 import tvmdevice
+from hypothesis import HealthCheck, settings
 from tvmdevice.aot.builder import single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.aot.ir import Graph
 from tvmdevice.host.kernels import run_graph
 from tvmdevice.testing.oracle import tflm_run
+
+from tvmdevice_cmsis import _kernels, kernels
 
 # Each example builds a model and runs three implementations: keep the
 # per-test budget small so the whole suite stays well under three minutes.

@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import assert_bit_exact
 from hypothesis import assume, given
 from hypothesis import strategies as st
-
 from tvmdevice.aot.builder import single_op_model
 from tvmdevice.errors import ModelError
+
+from conftest import assert_bit_exact
 
 ACTIVATIONS = st.sampled_from(["NONE", "RELU", "RELU6", "RELU_N1_TO_1"])
 ZERO_POINTS = st.integers(-128, 127)

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import random_inputs, run_cmsis, single
-from tvmdevice_cmsis.device import API_VERSION, DEVICE_TYPE, KERNEL_KINDS, LAYOUT
-
 import tvmdevice
 from tvmdevice.attrs import DeviceAttrKind
 from tvmdevice.errors import DeviceMemoryError, LifecycleError
 from tvmdevice.layout import struct_view
 from tvmdevice.lifecycle import State
+
+from tvmdevice_cmsis.device import API_VERSION, DEVICE_TYPE, KERNEL_KINDS, LAYOUT
+
+from conftest import random_inputs, run_cmsis, single
 
 
 def fields(device):
@@ -127,15 +128,16 @@ def test_device_type_declares_its_operators_and_options():
 
 def test_c_lifecycle_refuses_an_uninitialized_struct():
     """TVMDeviceCmsisNn* (what firmware calls) reject a struct Init never saw."""
-    from tvmdevice_cmsis import _kernels
-
+    from tvmdevice._lifecycle import call
     from tvmdevice.memory import address_of, aligned_empty
+
+    from tvmdevice_cmsis._kernels import LIFECYCLE
 
     storage = aligned_empty(LAYOUT.size, 64)
     address = address_of(storage)
-    assert _kernels.device_open(address) == 2  # TVMD_ERR_INVALID_STATE
-    assert _kernels.device_activate(address) == 2
-    assert _kernels.device_init(address) == 0
-    assert _kernels.device_open(address) == 0 and _kernels.device_activate(address) == 0
+    assert call(LIFECYCLE, "open", address) == 2  # TVMD_ERR_INVALID_STATE
+    assert call(LIFECYCLE, "activate", address) == 2
+    assert call(LIFECYCLE, "init", address) == 0
+    assert call(LIFECYCLE, "open", address) == 0 and call(LIFECYCLE, "activate", address) == 0
     assert struct_view(LAYOUT, storage)["active"][0] == 1
-    assert _kernels.device_destroy(address) == 0 and not storage.any()
+    assert call(LIFECYCLE, "destroy", address) == 0 and not storage.any()

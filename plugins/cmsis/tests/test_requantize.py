@@ -9,10 +9,12 @@ produces.
 from __future__ import annotations
 
 import numpy as np
-from conftest import SIMD_PATHS, simd_path
 from hypothesis import given
 from hypothesis import strategies as st
+
 from tvmdevice_cmsis import _kernels
+
+from conftest import SIMD_PATHS, simd_path
 
 INT32 = st.integers(-(2**31), 2**31 - 1)
 EDGES = [-(2**31), -(2**31) + 1, -(2**30), -1, 0, 1, 2**30, 2**31 - 1]

@@ -1,27 +1,26 @@
 """The ``cmsis-nn`` device type: its ``tvm_device_cmsis_nn_t`` layout and options.
 
-Pure Python, importing only :mod:`tvmdevice`: ``setup.py`` imports this module
-to generate ``tvm_device_cmsis_nn.h`` before anything is compiled, and the
-plugin hooks import it when the plugin is listed.
+Pure Python (the core and the kernel table): the build imports it to generate
+``tvm_device_cmsis_nn.h`` before anything is compiled, and the plugin hooks
+import it when the plugin is listed.
 """
 
 from __future__ import annotations
 
 from tvmdevice import DeviceType, Field, Layout, MemoryKind, TargetOption
 
+from .kernel_table import KERNELS
+
 __all__ = ["API_VERSION", "KERNEL_KINDS", "OPERATORS", "LAYOUT", "DEVICE_TYPE", "DEFAULT_SCRATCH_KB"]
 
 #: Version of this device's struct and kernel contract (``api_version`` member).
 API_VERSION = 1
 
-#: Kernel families in the order of the ``call_counts`` array; the C side
-#: numbers them the same way (``TVMD_CMSIS_KIND_*`` in ``csrc/tvmd_cmsis_nn.h``).
-KERNEL_KINDS: tuple[str, ...] = (
-    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX",
-    "ADD", "MUL",
-)
+#: The operator of each kernel family, in the order of the ``call_counts``
+#: array (the kernel table's order, ``TVMD_CMSIS_KIND_*``).
+KERNEL_KINDS: tuple[str, ...] = tuple(k.op_type for k in KERNELS)
 
-#: TFLite operators the device has kernels for (parameters are checked per operator).
+#: TFLite operators the device has kernels for (prepare decides per operator).
 OPERATORS = frozenset(KERNEL_KINDS)
 
 #: Default cap on the scratch memory AllocWorkspace hands out, in KiB.

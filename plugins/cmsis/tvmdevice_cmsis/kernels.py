@@ -1,8 +1,9 @@
 """Prepare cmsis-nn kernel calls and run them on numpy arrays.
 
-* :func:`prepare` -- the ``tvmdevice_prepare_operator`` step: validate an
-  operator of a graph and return a :class:`tvmdevice.PreparedCall` holding the
-  kernel capsule, the params object and the scratch size.
+* :func:`prepare` -- the ``tvmdevice_prepare_operator`` step: the operator's
+  op data (:func:`tvmdevice.ops.analyze`) plus cmsis-nn's packing and limits
+  (:data:`~tvmdevice_cmsis.kernel_table.KERNELS`), filled into the kernel's
+  params struct by name; returns a :class:`tvmdevice.PreparedCall`.
 * :func:`run` -- call one prepared kernel on numpy arrays (the Python form of
   a C kernel, for tests): every array is checked against the call's buffer
   specs before C sees its address.
@@ -11,40 +12,90 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+import functools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from tvmdevice.errors import InvalidArgumentError, error_for_status
+from tvmdevice._abi import invoke_kernel, params_address
+from tvmdevice.errors import InvalidArgumentError, NotSupportedError, Refusal, error_for_status
 from tvmdevice.kernel import PreparedCall
+from tvmdevice.layout import Layout
 from tvmdevice.memory import address_of, aligned_empty
+from tvmdevice.ops import OpData, analyze
+from tvmdevice.params import ParamsStruct
 
-from . import _kernels, ops
+from .kernel_table import KERNEL_BY_KIND, KERNEL_BY_OP, KERNELS
+from .ops._common import BufferSpec, KernelPlan, call_buffers
 
 if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.aot.ir import Graph, Operator
     from tvmdevice.device import Device
 
-__all__ = ["prepare", "run", "check_buffers", "check_device", "SCRATCH_ALIGNMENT"]
+__all__ = ["KernelParams", "prepare", "run", "check_buffers", "check_device", "SCRATCH_ALIGNMENT"]
 
 SCRATCH_ALIGNMENT = 64
+_DEVICE = "cmsis-nn"
 
 
-def prepare(graph: "Graph", op: "Operator") -> PreparedCall:
-    """Validate ``op`` and prepare its cmsis-nn kernel call.
+class KernelParams(ParamsStruct):
+    """A cmsis-nn kernel's filled params struct, with the buffers its call takes.
 
-    :raises NotSupportedError: the kernels cannot run this operator.
-    :raises InvalidArgumentError: the operator's tensors are inconsistent.
+    :ivar buffers: the :class:`~tvmdevice_cmsis.ops._common.BufferSpec` of
+        each buffer, in call order (inputs, outputs; scratch is not listed).
     """
-    spec = ops.analyze(graph, op)
-    params = _kernels.make_params(spec)
-    return PreparedCall(name=spec.name, kernel=_kernels.kernel_capsule(spec.kind), params=params,
-                        scratch_bytes=int(params.scratch_bytes))
+
+    def __init__(self, layout: Layout, values: Any, buffers: tuple[BufferSpec, ...], **extras: Any) -> None:
+        super().__init__(layout, values, **extras)
+        self.buffers = buffers
 
 
-def _params_of(prepared: PreparedCall) -> "_kernels.Params":
+@functools.cache
+def _compiled():
+    """The compiled extension, checked once against the kernel table it was built from."""
+    from . import _kernels
+
+    built = [_kernels.kernel_name(i) for i in range(_kernels.NUM_KINDS)]
+    declared = [k.symbol for k in KERNELS]
+    if built != declared:
+        raise NotSupportedError(f"{_DEVICE}: the compiled kernels {built} do not match the kernel table "
+                                f"{declared}; rebuild tvmdevice-cmsis")
+    return _kernels
+
+
+def prepare(graph: "Graph", op: "Operator", op_data: OpData | None = None) -> PreparedCall:
+    """Prepare ``op``'s cmsis-nn kernel call.
+
+    :param op_data: the operator's op data when the caller has it (the
+        pipeline computes it once per operator); computed here otherwise.
+    :raises Refusal: the operator layer or the kernels cannot run this
+        operator (the reason says why).
+    :raises ModelFormatError: the operator is malformed.
+    """
+    data = analyze(graph, op) if op_data is None else op_data
+    try:
+        return _prepare(graph, op, data)
+    except Refusal as exc:
+        raise exc.with_context(op=op, device=_DEVICE) from None
+
+
+def _prepare(graph: "Graph", op: "Operator", data: OpData | None) -> PreparedCall:
+    kernel = KERNEL_BY_OP.get(op.type)
+    if kernel is None or data is None:
+        raise Refusal(f"{_DEVICE} has no {op.type} kernel")
+    step = kernel.prepare_step()
+    plan = step(graph, op, data) if step else KernelPlan()
+    runs = KERNEL_BY_KIND[plan.kind] if plan.kind else kernel
+    params = KernelParams(runs.layout, data, call_buffers(graph, op),
+                          **{**plan.values, "kind": runs.index})
+    scratch = int(_compiled().scratch_bytes(runs.index, params_address(params)))
+    return PreparedCall(name=runs.symbol, kernel=_compiled().kernel_capsule(runs.index), params=params,
+                        scratch_bytes=scratch)
+
+
+def _params_of(prepared: PreparedCall) -> KernelParams:
     params = prepared.params
-    if not isinstance(params, _kernels.Params):
+    if not isinstance(params, KernelParams):
         raise InvalidArgumentError(f"{prepared.name}: not a cmsis-nn prepared call (params are "
                                    f"{type(params).__name__})")
     return params
@@ -60,8 +111,7 @@ def check_buffers(prepared: PreparedCall, arrays: Sequence[Any]) -> list[int | N
 
     :raises InvalidArgumentError: naming the first buffer that does not fit.
     """
-    params = _params_of(prepared)
-    specs = params.buffers
+    specs = _params_of(prepared).buffers
     if len(arrays) != len(specs):
         raise InvalidArgumentError(f"{prepared.name}: expected {len(specs)} buffers "
                                    f"({', '.join(s.role for s in specs)}), got {len(arrays)}")
@@ -101,7 +151,7 @@ def check_device(device: "Device | None") -> int:
     """
     if device is None:
         return 0
-    if getattr(getattr(device, "type", None), "name", None) != "cmsis-nn":
+    if getattr(getattr(device, "type", None), "name", None) != _DEVICE:
         raise InvalidArgumentError(f"cmsis-nn kernels need a cmsis-nn device, got {device!r}")
     return int(device.handle_address)
 
@@ -139,15 +189,9 @@ def run(prepared: PreparedCall, arrays: Sequence[Any], device: "Device | None" =
             scratch = aligned_empty(need, SCRATCH_ALIGNMENT, zero=False)
             addresses.append(address_of(scratch))
     try:
-        status = _invoke(prepared, addresses, handle)
+        status = invoke_kernel(prepared.kernel, prepared.params, addresses, handle)
     finally:
         if workspace is not None:
             device.free_workspace(workspace)
     if status:
         raise error_for_status(status, f"{prepared.name} returned status {status}")
-
-
-def _invoke(prepared: PreparedCall, addresses: list[int | None], handle: int) -> int:
-    from tvmdevice._abi import invoke_kernel
-
-    return invoke_kernel(prepared.kernel, prepared.params, addresses, handle)

@@ -7,22 +7,22 @@ rather than fatal.
 
 The lifecycle hooks call the C functions ``TVMDeviceCmsisNn<Hook>`` that a
 firmware build would call, on the framework-allocated
-``tvm_device_cmsis_nn_t``; Python keeps only what C cannot: the host buffers
-behind data space and workspace pointers.
+``tvm_device_cmsis_nn_t`` (:func:`tvmdevice.plugin_support.c_lifecycle`);
+data space and copies are the framework's host-memory hooks.  Python keeps
+only the workspace blocks, whose cap and bookkeeping live in the struct.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 from typing import TYPE_CHECKING, Any
 
-from tvmdevice import _hostmem
 from tvmdevice.attrs import DeviceAttrKind
 from tvmdevice.device_type import DeviceType
-from tvmdevice.errors import DeviceMemoryError, error_for_status
+from tvmdevice.errors import DeviceMemoryError
 from tvmdevice.hookspecs import hookimpl
 from tvmdevice.memory import address_of, aligned_empty
+from tvmdevice.plugin_support import c_lifecycle
 
 from .device import API_VERSION, DEVICE_TYPE
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.aot.ir import Graph, Operator
     from tvmdevice.device import Device
     from tvmdevice.kernel import PreparedCall
+    from tvmdevice.ops import OpData
 
 #: Alignment of workspace blocks: a cache line, enough for any vector load.
 WORKSPACE_ALIGNMENT = 64
@@ -40,56 +41,20 @@ def tvmdevice_device_types() -> list[DeviceType]:
     return [DEVICE_TYPE]
 
 
-@functools.cache
-def _device_steps() -> dict[str, Any]:
-    # The compiled extension loads on the first lifecycle call, not at discovery.
-    from ._kernels import DEVICE_STEPS
-
-    return DEVICE_STEPS
-
-
-def _lifecycle(device: "Device", step: str) -> None:
-    status = _device_steps()[step](device.handle_address)
-    if status:
-        raise error_for_status(status, f"cmsis-nn: TVMDeviceCmsisNn{step.capitalize()} returned status {status}")
-
-
 # ------------------------------------------------------------------ lifecycle
+_LIFECYCLE = c_lifecycle("tvmdevice_cmsis._kernels:LIFECYCLE", DEVICE_TYPE.name)
+tvmdevice_open = _LIFECYCLE["tvmdevice_open"]
+tvmdevice_activate = _LIFECYCLE["tvmdevice_activate"]
+tvmdevice_deactivate = _LIFECYCLE["tvmdevice_deactivate"]
+tvmdevice_close = _LIFECYCLE["tvmdevice_close"]
+tvmdevice_destroy = _LIFECYCLE["tvmdevice_destroy"]
+
+
 @hookimpl
 def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
-    _lifecycle(device, "init")
+    _LIFECYCLE["tvmdevice_init"](device, options)
+    # A target option C cannot see: written into the struct after Init.
     device.fields["scratch_capacity"][0] = int(options.get("scratch_kb", 0)) * 1024
-
-
-@hookimpl
-def tvmdevice_destroy(device: "Device") -> None:
-    _lifecycle(device, "destroy")
-    device.plugin_state.clear()
-
-
-@hookimpl
-def tvmdevice_open(device: "Device") -> None:
-    _lifecycle(device, "open")
-    device.plugin_state["buffers"] = {}
-    device.plugin_state["workspace"] = {}
-
-
-@hookimpl
-def tvmdevice_close(device: "Device") -> None:
-    # The framework has freed every block through the free hooks already.
-    device.plugin_state["buffers"] = {}
-    device.plugin_state["workspace"] = {}
-    _lifecycle(device, "close")
-
-
-@hookimpl
-def tvmdevice_activate(device: "Device") -> None:
-    _lifecycle(device, "activate")
-
-
-@hookimpl
-def tvmdevice_deactivate(device: "Device") -> None:
-    _lifecycle(device, "deactivate")
 
 
 # ---------------------------------------------------------------- attributes
@@ -114,29 +79,6 @@ def tvmdevice_get_attr(device: "Device", kind: int) -> Any:
     return None  # thread blocks, warps, clocks, GPU architectures: not applicable
 
 
-# ---------------------------------------------------------------- data space
-@hookimpl
-def tvmdevice_alloc_data_space(device: "Device", nbytes: int, alignment: int, type_hint: str | None) -> int:
-    # Zero-byte allocations still get a unique, valid address.
-    buf = aligned_empty(max(nbytes, 1), alignment)
-    ptr = address_of(buf)
-    device.plugin_state["buffers"][ptr] = buf
-    return ptr
-
-
-@hookimpl
-def tvmdevice_free_data_space(device: "Device", ptr: int) -> None:
-    del device.plugin_state["buffers"][ptr]
-
-
-@hookimpl
-def tvmdevice_copy_data_from_to(device: "Device", src: int, src_offset: int, dst: int, dst_offset: int,
-                                nbytes: int, src_device: "Device | None", dst_device: "Device | None",
-                                type_hint: str | None, stream: int | None) -> None:
-    # Host memory on both sides: the framework checked both ranges.
-    _hostmem.copy_bytes(dst + dst_offset, src + src_offset, nbytes)
-
-
 # ----------------------------------------------------------------- workspace
 @hookimpl
 def tvmdevice_alloc_workspace(device: "Device", nbytes: int, type_hint: str | None) -> int:
@@ -150,7 +92,7 @@ def tvmdevice_alloc_workspace(device: "Device", nbytes: int, type_hint: str | No
             f"block {free} B of {capacity} B (raise -scratch_kb)")
     buf = aligned_empty(max(nbytes, 1), WORKSPACE_ALIGNMENT)
     ptr = address_of(buf)
-    device.plugin_state["workspace"][ptr] = (buf, nbytes)
+    device.plugin_state.setdefault("workspace", {})[ptr] = (buf, nbytes)
     f["scratch"][0] = ptr
     f["scratch_bytes"][0] = nbytes
     f["scratch_in_use"][0] = in_use + nbytes
@@ -174,22 +116,17 @@ def tvmdevice_free_workspace(device: "Device", ptr: int) -> None:
 
 # ------------------------------------------------------------------- kernels
 @hookimpl
-def tvmdevice_check_operator(device_type: DeviceType, options: dict[str, Any], graph: "Graph",
-                             op: "Operator") -> str | None:
-    from .ops import refusal
-
-    return refusal(graph, op)
-
-
-@hookimpl
 def tvmdevice_workspace_capacity(device_type: DeviceType, options: dict[str, Any]) -> int | None:
     # -scratch_kb=0 means no limit of the device's own.
     return int(options.get("scratch_kb", 0)) * 1024 or None
 
 
+# No check_operator: the default pre-filter (the operator is one of
+# DEVICE_TYPE.operators) is all there is to check cheaply; prepare decides,
+# raising a Refusal that placement reports before trying the next device.
 @hookimpl
 def tvmdevice_prepare_operator(device_type: DeviceType, options: dict[str, Any], graph: "Graph",
-                               op: "Operator") -> "PreparedCall":
+                               op: "Operator", op_data: "OpData | None") -> "PreparedCall":
     from .kernels import prepare
 
-    return prepare(graph, op)
+    return prepare(graph, op, op_data)

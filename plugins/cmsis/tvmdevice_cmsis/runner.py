@@ -7,18 +7,20 @@ between.  It is
 what benchmarks and whole-model tests need; the framework's AOT executor
 (placement, memory planning, several devices) is the general tool.
 
-RESHAPE needs no kernel: its output buffer is a view of its input buffer.
+View operators (RESHAPE and kin, ``OpData.is_view``) need no kernel: the
+output buffer is a view of the input buffer.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tvmdevice.aot._runloop import RunLoop
-
 from tvmdevice.errors import InvalidArgumentError, NotSupportedError, error_for_status
 from tvmdevice.memory import aligned_empty
+from tvmdevice.ops import analyze
 
 from .kernels import SCRATCH_ALIGNMENT, check_buffers, check_device, prepare
 
@@ -26,10 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.aot.ir import Graph
     from tvmdevice.device import Device
 
-__all__ = ["GraphRunner", "VIEW_OPS"]
-
-#: Operators run as buffer aliasing instead of a kernel.
-VIEW_OPS = frozenset({"RESHAPE"})
+__all__ = ["GraphRunner"]
 
 
 class GraphRunner:
@@ -54,14 +53,15 @@ class GraphRunner:
         self.calls = []
         steps = []
         for op in graph.operators:
-            if op.type in VIEW_OPS:
+            data = analyze(graph, op)
+            if data is not None and data.is_view:
                 self._alias(op)
                 continue
             for i in op.inputs + op.outputs:
                 if i >= 0 and i not in self.buffers:
                     t = graph.tensor(i)
                     self.buffers[i] = np.zeros(t.shape, dtype=t.dtype)
-            call = prepare(graph, op)
+            call = prepare(graph, op, data)
             arrays = [None if i < 0 else self.buffers[i] for i in op.inputs + op.outputs]
             steps.append((call, check_buffers(call, arrays)))
             self.calls.append(call)

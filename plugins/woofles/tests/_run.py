@@ -3,7 +3,8 @@
 Every tensor gets its own SRAM block from AllocDataSpace; constants and
 inputs go in by CopyDataFromTo (host -> SRAM, no StreamSync: the kernel
 launch waits for queued DMA); the kernel gets device addresses; the output
-comes back through ``Device.download``.
+comes back through ``Device.download``.  :func:`tflm_run` is the oracle:
+the same model in TensorFlow Lite Micro.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pytest
 from tvmdevice._abi import invoke_kernel
 from tvmdevice.aot.ir import ABSENT, Graph, Operator
 from tvmdevice.errors import error_for_status
+from tvmdevice.ops import analyze
 
 
 def prepare(registry: Any, device: Any, graph: Graph, op: Operator) -> Any:
-    """The woofles PreparedCall for ``op`` (through the registry, as the compiler asks)."""
-    return registry.prepare_operator(device.type, device.options, graph, op)
+    """The woofles PreparedCall for ``op`` (through the registry, with its op data, as the compiler asks)."""
+    return registry.prepare_operator(device.type, device.options, graph, op, analyze(graph, op))
 
 
 def run_operator(registry: Any, device: Any, graph: Graph, inputs: Sequence[np.ndarray],
@@ -47,3 +50,13 @@ def run_operator(registry: Any, device: Any, graph: Graph, inputs: Sequence[np.n
     finally:
         for addr in addrs.values():
             device.free_data_space(addr)
+
+
+def tflm_run(model: bytes, inputs: list[np.ndarray]) -> np.ndarray:
+    """The model's first output as TensorFlow Lite Micro computes it."""
+    runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
+    interp = runtime.Interpreter.from_bytes(model, arena_size=max(1 << 20, 16 * len(model)))
+    for k, x in enumerate(inputs):
+        interp.set_input(x, k)
+    interp.invoke()
+    return interp.get_output(0)

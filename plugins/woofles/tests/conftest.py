@@ -1,4 +1,4 @@
-"""Fixtures for the woofles tests: devices in each lifecycle state, and TFLite Micro as the oracle."""
+"""Fixtures for the woofles tests: the registry, and devices in each lifecycle state."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from tvmdevice.registry import Registry
 
@@ -53,13 +52,3 @@ def make_device(registry: Registry) -> Iterator[Callable[..., Any]]:
 def device(make_device: Callable[..., Any]):
     """An active woofles device with default options."""
     return make_device()
-
-
-def tflm_run(model: bytes, inputs: list[np.ndarray]) -> np.ndarray:
-    """The model's first output as TensorFlow Lite Micro computes it."""
-    runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
-    interp = runtime.Interpreter.from_bytes(model, arena_size=max(1 << 20, 16 * len(model)))
-    for k, x in enumerate(inputs):
-        interp.set_input(x, k)
-    interp.invoke()
-    return interp.get_output(0)

@@ -16,7 +16,7 @@ from tvmdevice.errors import LifecycleError, Status, error_for_status
 from tvmdevice.memory import address_of, aligned_empty
 
 import tvmdevice_woofles
-from tvmdevice_woofles import _device
+from tvmdevice_woofles import _woofles
 
 from _devices import active_device
 from _run import prepare, run_operator
@@ -99,8 +99,8 @@ def test_params_capsule_keeps_its_params_alive(registry, device):
 
 
 # ----------------------------------------------------------------- the cycle model
-TILE = _device.TILE_OVERHEAD
-LAUNCH = _device.LAUNCH_CYCLES
+TILE = _woofles.TILE_OVERHEAD
+LAUNCH = _woofles.LAUNCH_CYCLES
 
 
 def conv_cycles(g, mac):
@@ -157,7 +157,7 @@ def test_kernel_cycles_follow_the_documented_model(registry, op, mac_width):
     assert c["kernel_cycles"] == expected
     assert c["kernel_calls"] == 1
     # The run's total: the wake-up, every DMA transfer, and the kernel.
-    assert c["cycles_run"] == _device.WAKE_CYCLES + c["dma_cycles"] + expected
+    assert c["cycles_run"] == _woofles.WAKE_CYCLES + c["dma_cycles"] + expected
     assert c["estimated_us_run"] == pytest.approx(c["cycles_run"] / device.options["clock_mhz"])
 
 

@@ -11,8 +11,7 @@ from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.host.kernels import run_graph
 
 from _devices import active_device
-from _run import run_operator
-from conftest import tflm_run
+from _run import run_operator, tflm_run
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ACTIVATIONS = st.sampled_from(["NONE", "RELU", "RELU6", "RELU_N1_TO_1"])
@@ -138,3 +137,17 @@ def test_kernel_names_follow_the_convention(registry, op):
     name, _, _ = kernel_info(call.kernel)
     assert name == call.name and name.startswith("tvmd_woofles_") and name.endswith("_s8")
     assert call.scratch_bytes == 0
+
+
+def test_the_kernel_table_holds_exactly_the_kernels_prepare_uses(registry):
+    from tvmdevice_woofles import _woofles
+
+    woofles = registry.device_type("woofles")
+    used = set()
+    for op in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "ADD"):
+        graph = load_tflite(single_op_model(op))
+        used.add(registry.prepare_operator(woofles, woofles.default_options(), graph, graph.operators[0]).name)
+    assert used == set(_woofles.KERNEL_NAMES)
+    assert len(_woofles.KERNEL_NAMES) == len(used)  # each once
+    with pytest.raises(KeyError, match="no woofles kernel named"):
+        _woofles.kernel_capsule("tvmd_woofles_softmax_s8")

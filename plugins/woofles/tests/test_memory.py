@@ -15,7 +15,7 @@ from tvmdevice.errors import DeviceMemoryError, LeakWarning, Status
 from tvmdevice.memory import address_of
 
 import tvmdevice_woofles
-from tvmdevice_woofles import _device
+from tvmdevice_woofles import _woofles
 from tvmdevice_woofles.device import MAX_BLOCKS, SRAM_BASE
 
 
@@ -120,10 +120,10 @@ def test_double_free_and_foreign_pointers_are_refused(device):
 def test_the_device_itself_refuses_unknown_blocks(device):
     ptr = device.alloc_data_space(64, 64)
     h = device.handle_address
-    assert _device.free(h, ptr + 1) == Status.INVALID_ARGUMENT  # not the start of a block
-    assert _device.free(h, 0x1000) == Status.INVALID_ARGUMENT  # outside the SRAM window
-    assert _device.free(h, ptr) == Status.OK
-    assert _device.free(h, ptr) == Status.INVALID_ARGUMENT  # double free, past the framework
+    assert _woofles.free(h, ptr + 1) == Status.INVALID_ARGUMENT  # not the start of a block
+    assert _woofles.free(h, 0x1000) == Status.INVALID_ARGUMENT  # outside the SRAM window
+    assert _woofles.free(h, ptr) == Status.OK
+    assert _woofles.free(h, ptr) == Status.INVALID_ARGUMENT  # double free, past the framework
 
 
 def test_close_frees_leftovers_with_a_warning(make_device):

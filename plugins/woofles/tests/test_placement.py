@@ -6,22 +6,42 @@ import numpy as np
 import pytest
 from tvmdevice.aot.builder import demo_model, single_op_model
 from tvmdevice.aot.frontend import load_tflite
-from tvmdevice.errors import NotSupportedError
+from tvmdevice.errors import NotSupportedError, Refusal
 from tvmdevice.host.kernels import run_graph
+from tvmdevice.ops import analyze
 
 from tvmdevice_woofles.device import DEVICE_TYPE, OPERATORS
 
 
 def check(registry, model: bytes, **options):
+    """``(reason, graph, options)``: the NPU's decision on the model's operator, as placement makes it.
+
+    The pre-filter (``check_operator``) passes the declared operator types; the
+    decision is ``prepare_operator``'s, on the operator layer's op data.  The
+    reason is ``None`` when it accepts, else its refusal's reason.
+    """
     graph = load_tflite(model)
     opts = {**DEVICE_TYPE.default_options(), **options}
-    return registry.check_operator(DEVICE_TYPE, opts, graph, graph.operators[0]), graph, opts
+    op = graph.operators[0]
+    reason = registry.check_operator(DEVICE_TYPE, opts, graph, op)
+    if reason is None:
+        try:
+            registry.prepare_operator(DEVICE_TYPE, opts, graph, op, analyze(graph, op))
+        except Refusal as refusal:
+            reason = refusal.reason
+    return reason, graph, opts
 
 
 @pytest.mark.parametrize("op", sorted(OPERATORS))
 def test_declared_operators_are_accepted(registry, op):
     reason, _, _ = check(registry, single_op_model(op))
     assert reason is None
+
+
+def test_every_declared_operator_has_a_kernel_and_no_other():
+    from tvmdevice_woofles.ops import PACKERS
+
+    assert set(PACKERS) == OPERATORS
 
 
 @pytest.mark.parametrize("op", ["SOFTMAX", "MUL", "MEAN", "LOGISTIC"])

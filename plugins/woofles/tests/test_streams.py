@@ -12,7 +12,7 @@ from tvmdevice.device import HOST_MEMORY
 from tvmdevice.errors import DeviceMemoryError
 
 import tvmdevice_woofles
-from tvmdevice_woofles import _device
+from tvmdevice_woofles import _woofles
 from tvmdevice_woofles.device import MAX_STREAMS, QUEUE_DEPTH
 
 N = 256
@@ -79,7 +79,7 @@ def test_sync_stream_from_to_orders_dst_after_src(device):
     device.stream_sync(s2)
     np.testing.assert_array_equal(device.download(b, np.zeros(N, np.uint8)), pattern(6))
     h = device.handle_address
-    assert _device.stream_completed(h, s1) == 1  # exactly the work before the event
+    assert _woofles.stream_completed(h, s1) == 1  # exactly the work before the event
 
 
 def test_current_stream_is_used_when_none_is_given(device):
@@ -121,7 +121,7 @@ def test_a_full_queue_retires_its_oldest_transfer(device):
     ptrs = [device.alloc_data_space(16) for _ in range(QUEUE_DEPTH + 4)]
     for k, ptr in enumerate(ptrs):
         device.upload(np.full(16, k, np.uint8), ptr)
-    assert _device.stream_completed(device.handle_address, 0) == 4  # the host blocked on 4 transfers
+    assert _woofles.stream_completed(device.handle_address, 0) == 4  # the host blocked on 4 transfers
     device.stream_sync(0)
     for k, ptr in enumerate(ptrs):
         np.testing.assert_array_equal(device.download(ptr, np.zeros(16, np.uint8)), np.full(16, k, np.uint8))
@@ -160,7 +160,7 @@ def test_dma_cycles_follow_the_bandwidth(registry, nbytes, bpc, offset):
         d.upload(np.ones(nbytes, np.uint8), ptr, offset)
         d.stream_sync(0)
         after = tvmdevice_woofles.counters(d)
-        expected = math.ceil(nbytes / bpc) + _device.DMA_SETUP_CYCLES
+        expected = math.ceil(nbytes / bpc) + _woofles.DMA_SETUP_CYCLES
         assert after["cycles_last_call"] == expected
         assert after["dma_cycles"] - before["dma_cycles"] == expected
         assert after["dma_bytes"] - before["dma_bytes"] == nbytes

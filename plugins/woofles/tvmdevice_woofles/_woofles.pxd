@@ -1,6 +1,8 @@
-# Cython view of csrc/woofles.h and csrc/woofles_kernels.h (and the generated
-# tvm_device_woofles.h they include).  Only the members Cython touches are
-# declared; the layout itself comes from the C header.
+# Declarations of _woofles.pyx: the Cython view of csrc/woofles.h and
+# csrc/woofles_kernels.h (and the generated tvm_device_woofles.h they include).
+# Only the members Cython touches are declared; the layout itself comes from
+# the C header.  The kernels' params structs are not declared here: Python
+# fills them through their Layouts (tvmdevice_woofles/params.py).
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
 from tvmdevice.kernel_abi cimport tvmd_kernel_t
@@ -57,47 +59,5 @@ cdef extern from "woofles.h" nogil:
 
 
 cdef extern from "woofles_kernels.h" nogil:
-    ctypedef struct tvmd_woofles_conv_params_t:
-        int32_t batches, in_h, in_w, in_ch
-        int32_t out_h, out_w, out_ch
-        int32_t kernel_h, kernel_w
-        int32_t filter_in_ch
-        int32_t depth_multiplier
-        int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w
-        int32_t input_offset, output_offset
-        int32_t act_min, act_max
-        int32_t num_inputs
-        const int32_t* multiplier
-        const int32_t* shift
-
-    ctypedef struct tvmd_woofles_fc_params_t:
-        int32_t batches, accum_depth, out_ch
-        int32_t input_offset, filter_offset, output_offset
-        int32_t act_min, act_max
-        int32_t num_inputs
-        const int32_t* multiplier
-        const int32_t* shift
-
-    ctypedef struct tvmd_woofles_pool_params_t:
-        int32_t batches, in_h, in_w, channels, out_h, out_w
-        int32_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w
-        int32_t act_min, act_max
-
-    ctypedef struct tvmd_woofles_add_params_t:
-        int32_t out_shape[4]
-        int32_t in1_strides[4]
-        int32_t in2_strides[4]
-        int32_t in1_size, in2_size
-        int32_t input1_offset, input2_offset, output_offset
-        int32_t left_shift
-        int32_t input1_multiplier, input1_shift
-        int32_t input2_multiplier, input2_shift
-        int32_t output_multiplier, output_shift
-        int32_t act_min, act_max
-
-    const tvmd_kernel_t tvmd_woofles_conv2d_s8_kernel
-    const tvmd_kernel_t tvmd_woofles_depthwise_conv2d_s8_kernel
-    const tvmd_kernel_t tvmd_woofles_fully_connected_s8_kernel
-    const tvmd_kernel_t tvmd_woofles_avg_pool2d_s8_kernel
-    const tvmd_kernel_t tvmd_woofles_max_pool2d_s8_kernel
-    const tvmd_kernel_t tvmd_woofles_add_s8_kernel
+    const tvmd_kernel_t tvmd_woofles_kernels[]
+    const uint32_t tvmd_woofles_num_kernels

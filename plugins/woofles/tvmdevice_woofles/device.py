@@ -1,9 +1,11 @@
 """The woofles device: its ``tvm_device_woofles_t`` layout, constants and target options.
 
-Pure Python (imports only :mod:`tvmdevice`): ``setup.py`` imports this module to
-generate ``tvm_device_woofles.h``, so the struct is declared exactly once, here.
-The C code derives every capacity (allocation table, streams, DMA ring depth)
-from the array sizes in that generated header, never from its own copies.
+Pure Python (imports only :mod:`tvmdevice`): the build (``tvmdevice.build``,
+from ``setup.py``) loads this module to generate ``tvm_device_woofles.h``, and
+the kernels' params header from :data:`PARAMS`, so every struct the C side
+sees is declared exactly once.  The C code derives every capacity (allocation
+table, streams, DMA ring depth) from the array sizes in the generated header,
+never from its own copies.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from tvmdevice.device_type import DeviceType, MemoryKind
 from tvmdevice.layout import Field, Layout
 from tvmdevice.options import TargetOption
 
+from .params import LAYOUTS as PARAMS
+
 __all__ = [
     "DEVICE_TYPE", "LAYOUT", "STREAM_LAYOUT", "DESC_LAYOUT", "OPERATORS", "PowerState", "DmaFlag",
     "MAGIC", "SRAM_BASE", "SRAM_HOST_ALIGNMENT", "MAX_BLOCKS", "MAX_STREAMS", "QUEUE_DEPTH",
-    "MAX_MAC_WIDTH", "MAX_SRAM_KB", "TRANSITIONS",
+    "MAX_MAC_WIDTH", "MAX_SRAM_KB", "TRANSITIONS", "PARAMS",
 ]
 
 #: "WOOF": written by Init, cleared by Destroy; kernels refuse a handle without it.

@@ -1,10 +1,10 @@
 """The woofles plugin: tvmdevice hook implementations for the simulated NPU.
 
-Light to import: the compiled extensions (``_device`` for the lifecycle,
-allocator and DMA engine, ``_kernels`` for the kernels) load inside the hooks
-that need them.  The device's state lives in its ``tvm_device_woofles_t``
-(``device.handle``), which the C code owns; Python keeps only the host memory
-that backs the SRAM and the DMA bounce buffers, in ``device.plugin_state``.
+Light to import: the compiled extension (``_woofles``: lifecycle, allocator,
+DMA engine and kernels) loads inside the hooks that need it.  The device's
+state lives in its ``tvm_device_woofles_t`` (``device.handle``), which the C
+code owns; Python keeps only the host memory that backs the SRAM and the DMA
+bounce buffers, in ``device.plugin_state``.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.device import Device
     from tvmdevice.device_type import DeviceType
     from tvmdevice.kernel import PreparedCall
+    from tvmdevice.ops import OpData
 
 __all__ = ["DEVICE_TYPE"]
 
@@ -52,10 +53,9 @@ def tvmdevice_device_types() -> list["DeviceType"]:
 
 # ------------------------------------------------------------------ helpers
 def _c() -> Any:
-    from . import _device
+    from . import _woofles
 
-    return _device
-
+    return _woofles
 
 
 def _power(device: "Device") -> PowerState:
@@ -295,14 +295,6 @@ def tvmdevice_sync_stream_from_to(device: "Device", event_src: int, event_dst: i
 
 # ------------------------------------------------------------------ kernels
 @hookimpl
-def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
-                             op: "Operator") -> str | None:
-    from . import ops  # numpy and the kernel preparation load at compile time, not discovery
-
-    return ops.check(graph, op, options)
-
-
-@hookimpl
 def tvmdevice_memory_capacity(device_type: "DeviceType", options: dict[str, Any]) -> int:
     # Everything a compiled model keeps on the NPU lives in its SRAM.
     return int(options["sram_kb"]) * 1024
@@ -310,7 +302,9 @@ def tvmdevice_memory_capacity(device_type: "DeviceType", options: dict[str, Any]
 
 @hookimpl
 def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
-                               op: "Operator") -> "PreparedCall":
-    from . import ops
+                               op: "Operator", op_data: "OpData | None") -> "PreparedCall":
+    # check_operator is the framework's default (the declared operator types);
+    # the NPU's limits are decided here, once, on the op data.
+    from . import ops  # numpy and the kernel preparation load at compile time, not discovery
 
-    return ops.prepare(graph, op, options)
+    return ops.prepare(graph, op, op_data, options)

@@ -40,12 +40,17 @@ class OperatorSpec:
     ``options`` is ``(table_name, {field: value})`` with the schema's table
     name (``"Conv2DOptions"``) and CamelCase field names (``"StrideW"``); a
     list value is written as an int32 vector.
+
+    ``deprecated_code`` overrides what the operator code's int8
+    ``deprecated_builtin_code`` field holds (normally ``min(code, 127)``), to
+    write a file whose two code fields disagree.
     """
 
     code: int
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     options: tuple[str, dict[str, Any]] | None = None
+    deprecated_code: int | None = None
 
 
 @dataclass
@@ -70,6 +75,9 @@ class ModelSpec:
     #: Store constant data after the flatbuffer (``Buffer.offset``/``size``),
     #: the layout TFLite uses for models over 2 GB.
     external_buffers: bool = False
+    #: Raw ``(offset, size)`` fields written into buffer ``i`` *besides* its
+    #: inline data (a file that gives both; readers must prefer the data).
+    buffer_offset_fields: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 def _vector(b: flatbuffers.Builder, start: Any, values: Sequence[Any], prepend: Any) -> int:
@@ -95,7 +103,8 @@ def _data_vector(b: flatbuffers.Builder, data: bytes) -> int:
     return b.EndVector()
 
 
-def _buffer(b: flatbuffers.Builder, data: bytes, external: int | None) -> int:
+def _buffer(b: flatbuffers.Builder, data: bytes, external: int | None,
+            raw_fields: tuple[int, int] | None) -> int:
     vec = _data_vector(b, data) if data and external is None else None
     tflite.BufferStart(b)
     if vec is not None:
@@ -103,6 +112,9 @@ def _buffer(b: flatbuffers.Builder, data: bytes, external: int | None) -> int:
     if external is not None and data:
         tflite.BufferAddOffset(b, external)
         tflite.BufferAddSize(b, len(data))
+    elif raw_fields is not None:
+        tflite.BufferAddOffset(b, raw_fields[0])
+        tflite.BufferAddSize(b, raw_fields[1])
     return tflite.BufferEnd(b)
 
 
@@ -161,11 +173,11 @@ def _operator(b: flatbuffers.Builder, op: OperatorSpec, opcode_index: int) -> in
     return tflite.OperatorEnd(b)
 
 
-def _operator_code(b: flatbuffers.Builder, code: int, legacy: bool) -> int:
+def _operator_code(b: flatbuffers.Builder, code: int, deprecated: int | None, legacy: bool) -> int:
     tflite.OperatorCodeStart(b)
     # Codes above 127 live only in builtin_code; the deprecated int8 field
     # then holds PLACEHOLDER_FOR_GREATER_OP_CODES (127).
-    tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
+    tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127) if deprecated is None else deprecated)
     if not legacy:
         tflite.OperatorCodeAddBuiltinCode(b, code)
     tflite.OperatorCodeAddVersion(b, 1)
@@ -200,11 +212,13 @@ def serialize(spec: ModelSpec) -> bytes:
 
 def _serialize(spec: ModelSpec, external: list[int] | None) -> bytes:
     b = flatbuffers.Builder(1024)
-    codes = sorted({op.code for op in spec.operators}, key=[op.code for op in spec.operators].index)
-    code_index = {code: i for i, code in enumerate(codes)}
-    buffers = [_buffer(b, data, None if external is None else external[i]) for i, data in enumerate(spec.buffers)]
+    keys = [(op.code, op.deprecated_code) for op in spec.operators]
+    codes = sorted(set(keys), key=keys.index)
+    code_index = {key: i for i, key in enumerate(codes)}
+    buffers = [_buffer(b, data, None if external is None else external[i], spec.buffer_offset_fields.get(i))
+               for i, data in enumerate(spec.buffers)]
     tensors = [_tensor(b, t) for t in spec.tensors]
-    operators = [_operator(b, op, code_index[op.code]) for op in spec.operators]
+    operators = [_operator(b, op, code_index[key]) for op, key in zip(spec.operators, keys)]
     sub_name = b.CreateString(spec.name)
     sub_tensors = _offset_vector(b, tflite.SubGraphStartTensorsVector, tensors)
     sub_inputs = _int32_vector(b, tflite.SubGraphStartInputsVector, spec.inputs)
@@ -217,7 +231,7 @@ def _serialize(spec: ModelSpec, external: list[int] | None) -> bytes:
     tflite.SubGraphAddOperators(b, sub_ops)
     tflite.SubGraphAddName(b, sub_name)
     subgraph = tflite.SubGraphEnd(b)
-    op_codes = [_operator_code(b, code, spec.legacy_opcodes) for code in codes]
+    op_codes = [_operator_code(b, code, deprecated, spec.legacy_opcodes) for code, deprecated in codes]
     description = b.CreateString(spec.description)
     model_codes = _offset_vector(b, tflite.ModelStartOperatorCodesVector, op_codes)
     model_subgraphs = _offset_vector(b, tflite.ModelStartSubgraphsVector, [subgraph] * (1 + spec.extra_subgraphs))

@@ -17,8 +17,11 @@ __all__ = ["load_model", "load_tflite", "ModelFormatError", "UnsupportedOperator
 _LOADERS = {".tflite": load_tflite}
 
 
-def load_model(path: str | Path, name: str | None = None) -> Graph:
+def load_model(path: str | Path, name: str | None = None, *, max_tensor_bytes: int | None = None) -> Graph:
     """Import the model at ``path``, choosing the frontend by its suffix.
+
+    :param max_tensor_bytes: the most bytes the model's tensors may declare in
+        total (see :func:`tvmdevice.aot.frontend.tflite.tensor_bytes_limit`).
 
     :raises UnsupportedOperatorError: for a suffix no frontend handles.
     :raises ModelFormatError: when the file cannot be read or parsed.
@@ -30,4 +33,4 @@ def load_model(path: str | Path, name: str | None = None) -> Graph:
         raise UnsupportedOperatorError(
             f"cannot import {str(path)!r}: unknown model format {path.suffix or '(no suffix)'!r}; "
             f"supported: {known}")
-    return loader(path, name=name)
+    return loader(path, name=name, max_tensor_bytes=max_tensor_bytes)

@@ -13,11 +13,14 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 import tflite
+from flatbuffers import number_types as N
 
+from tvmdevice.aot.frontend._bounds import checked
 from tvmdevice.errors import ModelFormatError, UnsupportedOperatorError
 from tvmdevice.ops import OPERATORS, Signature
 
 __all__ = [
+    "builtin_code",
     "OPCODE_NAMES",
     "SUPPORTED_OPS",
     "TYPE_NAMES",
@@ -32,6 +35,23 @@ OPCODE_NAMES: dict[int, str] = {
     v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_") and isinstance(v, int)
 }
 CUSTOM_CODE = tflite.BuiltinOperator.CUSTOM
+# OperatorCode.builtin_code: the int32 field in vtable slot 10 (field 3).
+_BUILTIN_CODE_SLOT = 10
+
+
+def builtin_code(oc: Any) -> int:
+    """The builtin operator code of ``oc`` (a ``tflite.OperatorCode``), as TFLM reads it.
+
+    TFLM's GetBuiltinCode (``schema_utils.cc``) takes the larger of
+    ``builtin_code`` and ``deprecated_builtin_code``: schema v3 files leave
+    the first at 0, codes above 127 leave the second at 127.  A file whose two
+    fields disagree runs the larger, so this reader must too.  The generated
+    ``OperatorCode.BuiltinCode()`` cannot be used: it answers the deprecated
+    field for every ``builtin_code`` below 127, so the raw field is read here.
+    """
+    code = oc._tab.GetSlot(_BUILTIN_CODE_SLOT, 0, N.Int32Flags)
+    return max(int(code), int(oc.DeprecatedBuiltinCode()))
+
 
 #: tensor type code -> name, from the generated enum.
 TYPE_NAMES: dict[int, str] = {
@@ -60,9 +80,27 @@ _ACTIVATIONS = {
 }
 _PADDINGS = {tflite.Padding.SAME: "SAME", tflite.Padding.VALID: "VALID"}
 
+#: The TensorType codes TFLM's ConvertTensorType (``flatbuffer_conversions.cc``)
+#: knows: FLOAT32 (0) to FLOAT8_E5M2 (22), the schema's TensorType_MAX.
+TFLM_TENSOR_TYPES = range(0, 23)
+
 
 class _OptionError(Exception):
     """Internal: an option value outside what tvmdevice supports."""
+
+
+class _MalformedOption(Exception):
+    """Internal: an option value no TFLite runtime accepts."""
+
+
+def _quantized_bias_type(o: Any) -> None:
+    # TFLM's ParseConv2D / ParseFullyConnected convert quantized_bias_type with
+    # ConvertTensorType and refuse the operator ("Unsupported data type") when
+    # it is no TensorType, before any Prepare.  A valid value only matters to
+    # int16 kernels (it selects an int32 or int64 bias), so int8 ignores it.
+    value = o.QuantizedBiasType()
+    if value not in TFLM_TENSOR_TYPES:
+        raise _MalformedOption(f"quantized_bias_type {value} is not a tensor type (TFLM refuses the operator)")
 
 
 def _activation(code: int) -> str:
@@ -79,6 +117,8 @@ def _padding(code: int) -> str:
 
 
 def _conv(o: Any) -> dict[str, Any]:
+    if isinstance(o, tflite.Conv2DOptions):
+        _quantized_bias_type(o)
     return {
         "padding": _padding(o.Padding()),
         "stride_h": o.StrideH(),
@@ -96,6 +136,7 @@ def _depthwise(o: Any) -> dict[str, Any]:
 
 
 def _fully_connected(o: Any) -> dict[str, Any]:
+    _quantized_bias_type(o)
     if o.WeightsFormat() != tflite.FullyConnectedOptionsWeightsFormat.DEFAULT:
         raise _OptionError("shuffled weights format is not supported")
     return {"fused_activation": _activation(o.FusedActivationFunction()), "keep_num_dims": bool(o.KeepNumDims())}
@@ -158,7 +199,8 @@ def decode_options(op_type: str, op: Any, where: str) -> dict[str, Any]:
 
     :param where: "operator 3 (CONV_2D)", used in error messages.
     :raises UnsupportedOperatorError: for option values tvmdevice does not implement.
-    :raises ModelFormatError: for a missing or mistyped options table.
+    :raises ModelFormatError: for a missing or mistyped options table, or a value no
+        TFLite runtime accepts (an unknown ``quantized_bias_type``).
     """
     if op_type not in _DECODERS:
         return {}
@@ -176,6 +218,8 @@ def decode_options(op_type: str, op: Any, where: str) -> dict[str, Any]:
     options = cls()
     options.Init(table.Bytes, table.Pos)
     try:
-        return decode(options)
+        return decode(checked(options, f"{where} options"))
     except _OptionError as e:
         raise UnsupportedOperatorError(f"{where}: {e}") from None
+    except _MalformedOption as e:
+        raise ModelFormatError(f"{where}: {e}") from None

@@ -1,17 +1,21 @@
 """TFLite flatbuffer -> :class:`tvmdevice.aot.ir.Graph`.
 
 The flatbuffer is read only through the generated readers of the ``tflite``
-package.  Those readers trust the file: an out-of-range offset surfaces as
-``IndexError``/``struct.error``, a huge vector length as a loop that never
-ends.  So every vector length is checked against the file size before it is
-iterated, every index against its table, every size before anything is
-allocated, and any low-level exception is turned into
-:class:`ModelFormatError`.
+package, each table through a bounds-checked view (:mod:`._bounds`): an
+offset, vtable, vector or string outside the file is a ModelFormatError
+naming the table, never a stray IndexError/struct.error/TypeError.  On top of
+that every vector length is checked against the file size before it is
+iterated, every index against its table, every enum against its range, and
+the tensors' total size against a limit before anything is allocated.
+
+Where the file is ambiguous the reader does what TensorFlow Lite Micro does
+(the runtime tvmdevice is bit-exact with): the operator code is the larger of
+its two code fields, and a buffer's inline data wins over an offset.
 """
 
 from __future__ import annotations
 
-import struct
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,25 +25,51 @@ import tflite
 
 from tvmdevice import ops
 from tvmdevice.aot.frontend import _schema
+from tvmdevice.aot.frontend._bounds import checked
 from tvmdevice.aot.ir import ABSENT, Graph, Operator, Quantization, Tensor
-from tvmdevice.errors import ModelError, ModelFormatError, UnsupportedOperatorError
+from tvmdevice.errors import InvalidArgumentError, ModelFormatError, UnsupportedOperatorError
 
-__all__ = ["load_tflite", "MAX_TOTAL_TENSOR_BYTES", "MAX_RANK"]
+__all__ = ["load_tflite", "tensor_bytes_limit", "MAX_TOTAL_TENSOR_BYTES", "MAX_RANK", "MAX_TENSOR_BYTES_ENV"]
 
-#: Cap on the summed size of all tensors of a model (a microcontroller model
-#: is kilobytes to a few megabytes; this only stops hostile files).
-MAX_TOTAL_TENSOR_BYTES = 256 * 1024 * 1024
+#: Default cap on the summed size of all tensors of a model, constants and
+#: activations.  Microcontroller models need kilobytes to a few megabytes
+#: (MLPerf Tiny's all stay under 1 MB).  A shape costs nothing in the file: a
+#: 424-byte ADD model declaring two [1, 10000000] activations made the host
+#: ``c`` target allocate 1.1 GB (its numpy kernels compute in int64), one
+#: declaring [1, 120000000] 6.7 GB before failing.  Raise the cap with
+#: ``max_tensor_bytes=`` (load, compile) or the environment variable.
+MAX_TOTAL_TENSOR_BYTES = 16 * 1024 * 1024
+#: Environment variable that overrides :data:`MAX_TOTAL_TENSOR_BYTES`.
+MAX_TENSOR_BYTES_ENV = "TVMDEVICE_MAX_TENSOR_BYTES"
 #: Highest tensor rank accepted (TFLM itself stops at 5-6).
 MAX_RANK = 8
 _IDENTIFIER = b"TFL3"
 _SCHEMA_VERSION = 3
 
-# Exceptions the generated readers raise on corrupt input.
-_LOW_LEVEL = (IndexError, struct.error, TypeError, OverflowError, UnicodeDecodeError,
-              AttributeError, ValueError, MemoryError, RecursionError, KeyError)
+
+def tensor_bytes_limit(limit: int | None = None) -> int:
+    """The tensor size limit in force: ``limit`` if given, else ``$TVMDEVICE_MAX_TENSOR_BYTES``,
+    else :data:`MAX_TOTAL_TENSOR_BYTES`.
+
+    :raises InvalidArgumentError: a limit (or the variable) that is not a positive integer.
+    """
+    source = "max_tensor_bytes"
+    if limit is None:
+        text = os.environ.get(MAX_TENSOR_BYTES_ENV, "").strip()
+        if not text:
+            return MAX_TOTAL_TENSOR_BYTES
+        source = f"${MAX_TENSOR_BYTES_ENV}"
+        try:
+            limit = int(text, 0)
+        except ValueError:
+            raise InvalidArgumentError(f"{source}={text!r} is not an integer number of bytes") from None
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit <= 0:
+        raise InvalidArgumentError(f"{source} must be a positive integer number of bytes, not {limit!r}")
+    return int(limit)
 
 
-def load_tflite(path_or_bytes: str | Path | bytes | bytearray | memoryview, name: str | None = None) -> Graph:
+def load_tflite(path_or_bytes: str | Path | bytes | bytearray | memoryview, name: str | None = None, *,
+                max_tensor_bytes: int | None = None) -> Graph:
     """Import a TFLite model (int8 quantized, single subgraph) as a Graph.
 
     Every operator is also validated structurally by the operator layer
@@ -49,9 +79,14 @@ def load_tflite(path_or_bytes: str | Path | bytes | bytearray | memoryview, name
 
     :param path_or_bytes: a file path or the flatbuffer's bytes.
     :param name: graph name; defaults to the file stem, else the subgraph name.
-    :raises ModelFormatError: the file is malformed, truncated or inconsistent.
+    :param max_tensor_bytes: the most bytes all tensors together may declare
+        (default ``$TVMDEVICE_MAX_TENSOR_BYTES``, else :data:`MAX_TOTAL_TENSOR_BYTES`);
+        checked before anything is allocated for them.
+    :raises ModelFormatError: the file is malformed, truncated, inconsistent or over the size limit.
     :raises UnsupportedOperatorError: the model uses something not implemented.
+    :raises InvalidArgumentError: ``max_tensor_bytes`` (or the variable) is not a positive integer.
     """
+    limit = tensor_bytes_limit(max_tensor_bytes)
     if isinstance(path_or_bytes, (str, Path)):
         path = Path(path_or_bytes)
         try:
@@ -62,12 +97,7 @@ def load_tflite(path_or_bytes: str | Path | bytes | bytearray | memoryview, name
     else:
         # An immutable private copy: the caller may reuse its buffer.
         data = bytes(path_or_bytes)
-    try:
-        graph = _Reader(data).graph(name)
-    except ModelError:
-        raise
-    except _LOW_LEVEL as e:
-        raise ModelFormatError(f"malformed TFLite flatbuffer: {type(e).__name__}: {e}") from None
+    graph = _Reader(data, limit).graph(name)
     for op in graph.operators:
         ops.validate(graph, op)
     return graph
@@ -90,14 +120,15 @@ class _RawTensor:
 class _Reader:
     """One pass over a model's flatbuffer; methods raise on the first problem."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, limit: int) -> None:
         if len(data) < 8:
             raise ModelFormatError(f"not a TFLite model: {len(data)} bytes is too short")
         if data[4:8] != _IDENTIFIER:
             raise ModelFormatError(
                 f"not a TFLite model: file identifier is {data[4:8]!r}, expected {_IDENTIFIER!r}")
         self.data = data
-        self.model = tflite.Model.GetRootAs(data, 0)
+        self.limit = limit
+        self.model = checked(tflite.Model.GetRootAs(data, 0), "the model table")
 
     # -- helpers ---------------------------------------------------------
     def _length(self, n: int, elem_size: int, what: str) -> int:
@@ -121,15 +152,10 @@ class _Reader:
         n_sub = self._length(m.SubgraphsLength(), 4, "subgraphs")
         if n_sub != 1:
             raise UnsupportedOperatorError(f"model has {n_sub} subgraphs; exactly one is supported")
-        self.sub = m.Subgraphs(0)
-        if self.sub is None:
-            raise ModelFormatError("subgraph 0 is missing")
+        self.sub = checked(m.Subgraphs(0), "subgraph 0")
         self.n_buffers = self._length(m.BuffersLength(), 4, "buffers")
         tensors_raw = [self._tensor_header(i) for i in range(self._length(self.sub.TensorsLength(), 4, "tensors"))]
-        total = sum(t.nbytes for t in tensors_raw)
-        if total > MAX_TOTAL_TENSOR_BYTES:
-            raise ModelFormatError(
-                f"tensors need {total} bytes in total, over the {MAX_TOTAL_TENSOR_BYTES}-byte limit")
+        self._check_total_size(tensors_raw)
         n_t = len(tensors_raw)
         operators = [self._operator(i, tensors_raw) for i in
                      range(self._length(self.sub.OperatorsLength(), 4, "operators"))]
@@ -148,11 +174,24 @@ class _Reader:
         _check_dataflow(graph)
         return graph
 
+    def _check_total_size(self, tensors_raw: list[_RawTensor]) -> None:
+        """The memory a model may ask for, bounded before anything is allocated for it.
+
+        Declared shapes cost nothing in the file (an activation has no data),
+        so a few bytes can ask for gigabytes: the summed size of all tensors
+        is held to the user's limit (:func:`tensor_bytes_limit`).
+        """
+        total = sum(t.nbytes for t in tensors_raw)
+        if total > self.limit:
+            big = max(tensors_raw, key=lambda t: t.nbytes)
+            raise ModelFormatError(
+                f"tensors need {total} bytes in total, over the {self.limit}-byte limit (the largest is "
+                f"{big.where}, shape {list(big.shape)}, {big.nbytes} bytes); if the model is meant to be this "
+                f"large, raise the limit with max_tensor_bytes= or ${MAX_TENSOR_BYTES_ENV}")
+
     # -- tensors ---------------------------------------------------------
     def _tensor_header(self, i: int) -> _RawTensor:
-        t = self.sub.Tensors(i)
-        if t is None:
-            raise ModelFormatError(f"tensor {i} is missing")
+        t = checked(self.sub.Tensors(i), f"tensor {i}")
         raw_name = t.Name()
         name = raw_name.decode("utf-8", "replace") if raw_name else f"tensor_{i}"
         where = f"tensor {i} ({name!r})"
@@ -170,7 +209,9 @@ class _Reader:
         nbytes = itemsize
         for d in shape:
             nbytes *= d
-        return _RawTensor(name, where, shape, code, dtype, nbytes, t.Buffer(), t.Quantization())
+        quant = t.Quantization()
+        quant = None if quant is None else checked(quant, f"{where} quantization")
+        return _RawTensor(name, where, shape, code, dtype, nbytes, t.Buffer(), quant)
 
     def _tensor(self, i: int, raw: _RawTensor, operators: list[Operator]) -> Tensor:
         where = raw.where
@@ -206,26 +247,35 @@ class _Reader:
         zero_point.flags.writeable = False
         return Quantization(scale=scale, zero_point=zero_point, axis=axis)
 
+    def _payload(self, b: int, where: str) -> bytes:
+        """The constant bytes of buffer ``b`` (empty: the tensor is not a constant).
+
+        Inline ``data`` wins whenever the buffer has any: TFLM's
+        GetFlatbufferTensorBuffer (micro_allocator.cc) reads only ``data``
+        and LiteRT's InterpreterBuilder::ParseTensors prefers it over
+        ``offset``.  Without inline data, ``offset > 1`` with ``size`` is the
+        layout of models over 2 GB (data after the flatbuffer, at an absolute
+        file position; 0 and 1 mean "inline"), which LiteRT reads and TFLM
+        ignores; it is read as LiteRT does.
+        """
+        buf = checked(self.model.Buffers(b), f"buffer {b}")
+        if not buf.DataIsNone():
+            n = self._length(buf.DataLength(), 1, f"buffer {b}")
+            if n:
+                return bytes(buf.DataAsNumpy().tobytes())
+        start, size = buf.Offset(), buf.Size()
+        if start <= 1 or size == 0:
+            return b""
+        if start + size > len(self.data):
+            raise ModelFormatError(f"{where}: external buffer [{start}, {start + size}) is past the end")
+        return self.data[start:start + size]
+
     def _constant(self, raw: _RawTensor) -> np.ndarray | None:
         b = raw.buffer
         where = raw.where
         if not 0 <= b < self.n_buffers:
             raise ModelFormatError(f"{where} refers to buffer {b}, out of range [0, {self.n_buffers})")
-        buf = self.model.Buffers(b)
-        if buf is None:
-            raise ModelFormatError(f"buffer {b} of {where} is missing")
-        if buf.Offset() > 1:
-            # Models over 2 GB keep constant data after the flatbuffer, at an
-            # absolute file offset (0 and 1 mean "inline").
-            start, size = buf.Offset(), buf.Size()
-            if start + size > len(self.data):
-                raise ModelFormatError(f"{where}: external buffer [{start}, {start + size}) is past the end")
-            payload = self.data[start:start + size]
-        else:
-            n = 0 if buf.DataIsNone() else self._length(buf.DataLength(), 1, f"buffer {b}")
-            if n == 0:
-                return None
-            payload = buf.DataAsNumpy().tobytes()
+        payload = self._payload(b, where)
         if len(payload) == 0:
             return None
         if len(payload) != raw.nbytes:
@@ -239,15 +289,13 @@ class _Reader:
 
     # -- operators -------------------------------------------------------
     def _operator(self, i: int, tensors_raw: list[_RawTensor]) -> Operator:
-        op = self.sub.Operators(i)
-        if op is None:
-            raise ModelFormatError(f"operator {i} is missing")
+        op = checked(self.sub.Operators(i), f"operator {i}")
         n_codes = self._length(self.model.OperatorCodesLength(), 4, "operator codes")
         idx = op.OpcodeIndex()
         if not 0 <= idx < n_codes:
             raise ModelFormatError(f"operator {i} uses operator code {idx}, out of range [0, {n_codes})")
-        oc = self.model.OperatorCodes(idx)
-        code = max(oc.DeprecatedBuiltinCode(), oc.BuiltinCode())
+        oc = checked(self.model.OperatorCodes(idx), f"operator code {idx}")
+        code = _schema.builtin_code(oc)
         if code == _schema.CUSTOM_CODE:
             custom = oc.CustomCode()
             label = custom.decode("utf-8", "replace") if custom else "?"

@@ -2,8 +2,9 @@
 
 For each operator type the device declares, single-operator models are
 generated across the operator's parameter space (:mod:`.kernel_space`).
-Variants the device declines (its ``check_operator`` gives a reason) are
-counted, not failed; every accepted variant is compiled for
+Variants the device declines (its ``check_operator`` pre-filter gives a
+reason, or its ``prepare_operator`` raises :class:`~tvmdevice.errors.Refusal`)
+are counted, not failed; every accepted variant is compiled for
 ``"<device>, c"`` in strict mode, must be placed on the device, runs through
 the executor on seeded random inputs, and every output must equal
 :func:`tvmdevice.host.kernels.run_graph` exactly.
@@ -94,6 +95,16 @@ def run_variant(ctx: CheckContext, target: Target, op_type: str, params: dict[st
         reason = ctx.registry.check_operator(entry.device_type, entry.options, graph, op)
     except TVMDeviceError as exc:
         raise _Mismatch(f"{what}: check_operator raised {type(exc).__name__}: {exc}") from exc
+    if reason is None:
+        # check_operator is only a pre-filter: prepare decides, on the op data.
+        from ...ops import analyze
+
+        try:
+            ctx.registry.prepare_operator(entry.device_type, entry.options, graph, op, analyze(graph, op))
+        except Refusal as refusal:
+            reason = refusal.reason
+        except TVMDeviceError as exc:
+            raise _Mismatch(f"{what}: prepare_operator raised {type(exc).__name__}: {exc}") from exc
     if reason is not None:
         tally.declined += 1
         tally.reasons[str(reason)] += 1
@@ -101,12 +112,12 @@ def run_variant(ctx: CheckContext, target: Target, op_type: str, params: dict[st
     try:
         module = aot_compile(graph, target, strict=True, registry=ctx.registry)
     except TVMDeviceError as exc:
-        raise _Mismatch(f"{what}: accepted by check_operator, but compiling it failed: "
+        raise _Mismatch(f"{what}: accepted by the device, but compiling it failed: "
                         f"{type(exc).__name__}: {exc}") from exc
     placed = module.placement.ops[0]
     # A view (RESHAPE...) runs on no device: its output aliases its input, still compared below.
     if placed.device != ctx.name and not placed.is_view:
-        raise _Mismatch(f"{what}: accepted by check_operator but placed on {placed.device!r}")
+        raise _Mismatch(f"{what}: accepted by the device but placed on {placed.device!r}")
     ctx.doing(f"running {what}")
     try:
         with module.executor() as ex:

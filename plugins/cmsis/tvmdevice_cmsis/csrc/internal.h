@@ -29,14 +29,6 @@
 #define TVMD_CMSIS_INLINE static inline
 #endif
 
-/* Channel block of the depthwise loops; depthwise weight rows are zero padded
- * to a multiple of it. */
-#define TVMD_CMSIS_NB 16
-
-/* GEMM output columns are padded to a multiple of this (one AVX-512 vector
- * of int32). */
-#define TVMD_CMSIS_GEMM_COLS 16
-
 /* Why the depthwise float32 accumulation is exact: every operand is an
  * integer of magnitude <= 255 (an int8 value minus an int8 zero point, or an
  * int8 weight), so each product is below 2^16 and a sum of up to

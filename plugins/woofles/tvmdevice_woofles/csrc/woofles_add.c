@@ -13,6 +13,10 @@
 
 #define WOOFLES_ADD_STAGES 3u /* scale input1, scale input2, scale the sum */
 
+/* The loops below walk exactly four dimensions: the generated params struct
+ * (ADD_RANK in tvmdevice_woofles/params.py) must agree, or this fails to compile. */
+typedef char woofles_add_rank_is_4[WOOFLES_COUNT(((const tvmd_woofles_add_params_t*)0)->out_shape) == 4 ? 1 : -1];
+
 static inline int32_t woofles_add_one(const tvmd_woofles_add_params_t* p, int8_t a, int8_t b) {
   const int32_t x1 = (int32_t)((uint32_t)(a + p->input1_offset) << p->left_shift);
   const int32_t x2 = (int32_t)((uint32_t)(b + p->input2_offset) << p->left_shift);
@@ -66,5 +70,3 @@ int32_t tvmd_woofles_add_s8(const void* params, void* const* buffers, void* reso
   woofles_kernel_end(dev, (total + width - 1) / width * WOOFLES_ADD_STAGES + WOOFLES_TILE_OVERHEAD);
   return TVMD_OK;
 }
-
-const tvmd_kernel_t tvmd_woofles_add_s8_kernel = TVMD_KERNEL_INIT("tvmd_woofles_add_s8", tvmd_woofles_add_s8);

@@ -26,7 +26,7 @@ static int32_t woofles_conv_io(const tvm_device_woofles_t* dev, const tvmd_woofl
   const uint64_t out_bytes = (uint64_t)p->batches * p->out_h * p->out_w * p->out_ch;
   if (p->num_inputs != 2 && p->num_inputs != 3) return TVMD_ERR_INVALID_ARGUMENT;
   if (p->batches <= 0 || p->in_h <= 0 || p->in_w <= 0 || p->in_ch <= 0 || p->out_h <= 0 || p->out_w <= 0 ||
-      p->out_ch <= 0 || p->kernel_h <= 0 || p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 ||
+      p->out_ch <= 0 || p->filter_h <= 0 || p->filter_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 ||
       p->dilation_h <= 0 || p->dilation_w <= 0 || p->pad_h < 0 || p->pad_w < 0 || p->multiplier == NULL ||
       p->shift == NULL) {
     return TVMD_ERR_INVALID_ARGUMENT;
@@ -53,7 +53,7 @@ int32_t tvmd_woofles_conv2d_s8(const void* params, void* const* buffers, void* r
   const int32_t groups = p->in_ch / p->filter_in_ch;
   if (p->out_ch % groups != 0) return TVMD_ERR_INVALID_ARGUMENT;
   const int32_t per_group = p->out_ch / groups;
-  const size_t taps = (size_t)p->kernel_h * p->kernel_w * p->filter_in_ch; /* weights per out channel */
+  const size_t taps = (size_t)p->filter_h * p->filter_w * p->filter_in_ch; /* weights per out channel */
   woofles_conv_io_t io;
   status = woofles_conv_io(dev, p, buffers, (uint64_t)p->out_ch * taps, &io);
   if (status != TVMD_OK) return status;
@@ -72,16 +72,16 @@ int32_t tvmd_woofles_conv2d_s8(const void* params, void* const* buffers, void* r
           for (int32_t c0 = g * per_group; c0 < group_end; c0 += width) {
             const int32_t lanes = woofles_min_i32(width, group_end - c0);
             memset(acc, 0, (size_t)lanes * sizeof(acc[0]));
-            for (int32_t ky = 0; ky < p->kernel_h; ++ky) {
+            for (int32_t ky = 0; ky < p->filter_h; ++ky) {
               const int32_t iy = iy0 + ky * p->dilation_h;
               if (iy < 0 || iy >= p->in_h) continue;
-              for (int32_t kx = 0; kx < p->kernel_w; ++kx) {
+              for (int32_t kx = 0; kx < p->filter_w; ++kx) {
                 const int32_t ix = ix0 + kx * p->dilation_w;
                 if (ix < 0 || ix >= p->in_w) continue;
                 const int8_t* in_px =
                     io.input + (((size_t)b * p->in_h + iy) * p->in_w + ix) * p->in_ch + (size_t)g * p->filter_in_ch;
                 /* Filter is OHWI: lane l's weights start at (c0 + l) * taps. */
-                const int8_t* w_tap = io.filter + (size_t)c0 * taps + ((size_t)ky * p->kernel_w + kx) * p->filter_in_ch;
+                const int8_t* w_tap = io.filter + (size_t)c0 * taps + ((size_t)ky * p->filter_w + kx) * p->filter_in_ch;
                 for (int32_t ic = 0; ic < p->filter_in_ch; ++ic) {
                   const int32_t x = in_px[ic] + p->input_offset; /* broadcast to every lane */
                   for (int32_t l = 0; l < lanes; ++l) acc[l] = woofles_mac(acc[l], x, w_tap[(size_t)l * taps + ic]);
@@ -107,7 +107,7 @@ int32_t tvmd_woofles_depthwise_conv2d_s8(const void* params, void* const* buffer
   int32_t status = woofles_kernel_begin(dev);
   if (status != TVMD_OK) return status;
   if (p->depth_multiplier <= 0 || p->out_ch != p->in_ch * p->depth_multiplier) return TVMD_ERR_INVALID_ARGUMENT;
-  const size_t window = (size_t)p->kernel_h * p->kernel_w;
+  const size_t window = (size_t)p->filter_h * p->filter_w;
   woofles_conv_io_t io;
   status = woofles_conv_io(dev, p, buffers, (uint64_t)window * p->out_ch, &io);
   if (status != TVMD_OK) return status;
@@ -124,15 +124,15 @@ int32_t tvmd_woofles_depthwise_conv2d_s8(const void* params, void* const* buffer
         for (int32_t c0 = 0; c0 < p->out_ch; c0 += width) {
           const int32_t lanes = woofles_min_i32(width, p->out_ch - c0);
           memset(acc, 0, (size_t)lanes * sizeof(acc[0]));
-          for (int32_t ky = 0; ky < p->kernel_h; ++ky) {
+          for (int32_t ky = 0; ky < p->filter_h; ++ky) {
             const int32_t iy = iy0 + ky * p->dilation_h;
             if (iy < 0 || iy >= p->in_h) continue;
-            for (int32_t kx = 0; kx < p->kernel_w; ++kx) {
+            for (int32_t kx = 0; kx < p->filter_w; ++kx) {
               const int32_t ix = ix0 + kx * p->dilation_w;
               if (ix < 0 || ix >= p->in_w) continue;
               const int8_t* in_px = io.input + (((size_t)b * p->in_h + iy) * p->in_w + ix) * p->in_ch;
               /* Filter is [1, KH, KW, C*M]: one weight per output channel per tap. */
-              const int8_t* w_tap = io.filter + ((size_t)ky * p->kernel_w + kx) * p->out_ch + c0;
+              const int8_t* w_tap = io.filter + ((size_t)ky * p->filter_w + kx) * p->out_ch + c0;
               for (int32_t l = 0; l < lanes; ++l) {
                 const int32_t x = in_px[(c0 + l) / p->depth_multiplier] + p->input_offset;
                 acc[l] = woofles_mac(acc[l], x, w_tap[l]);
@@ -149,8 +149,3 @@ int32_t tvmd_woofles_depthwise_conv2d_s8(const void* params, void* const* buffer
   woofles_kernel_end(dev, tiles * (window + WOOFLES_TILE_OVERHEAD));
   return TVMD_OK;
 }
-
-const tvmd_kernel_t tvmd_woofles_conv2d_s8_kernel =
-    TVMD_KERNEL_INIT("tvmd_woofles_conv2d_s8", tvmd_woofles_conv2d_s8);
-const tvmd_kernel_t tvmd_woofles_depthwise_conv2d_s8_kernel =
-    TVMD_KERNEL_INIT("tvmd_woofles_depthwise_conv2d_s8", tvmd_woofles_depthwise_conv2d_s8);

@@ -55,6 +55,3 @@ int32_t tvmd_woofles_fully_connected_s8(const void* params, void* const* buffers
   woofles_kernel_end(dev, tiles * (depth + WOOFLES_TILE_OVERHEAD));
   return TVMD_OK;
 }
-
-const tvmd_kernel_t tvmd_woofles_fully_connected_s8_kernel =
-    TVMD_KERNEL_INIT("tvmd_woofles_fully_connected_s8", tvmd_woofles_fully_connected_s8);

@@ -17,7 +17,7 @@ static int32_t woofles_pool(const void* params, void* const* buffers, void* reso
   int32_t status = woofles_kernel_begin(dev);
   if (status != TVMD_OK) return status;
   if (p->batches <= 0 || p->in_h <= 0 || p->in_w <= 0 || p->channels <= 0 || p->out_h <= 0 || p->out_w <= 0 ||
-      p->kernel_h <= 0 || p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->pad_h < 0 ||
+      p->filter_h <= 0 || p->filter_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->pad_h < 0 ||
       p->pad_w < 0) {
     return TVMD_ERR_INVALID_ARGUMENT;
   }
@@ -34,11 +34,11 @@ static int32_t woofles_pool(const void* params, void* const* buffers, void* reso
     for (int32_t oy = 0; oy < p->out_h; ++oy) {
       const int32_t iy0 = oy * p->stride_h - p->pad_h;
       const int32_t fy0 = woofles_max_i32(0, -iy0);
-      const int32_t fy1 = woofles_min_i32(p->kernel_h, p->in_h - iy0);
+      const int32_t fy1 = woofles_min_i32(p->filter_h, p->in_h - iy0);
       for (int32_t ox = 0; ox < p->out_w; ++ox) {
         const int32_t ix0 = ox * p->stride_w - p->pad_w;
         const int32_t fx0 = woofles_max_i32(0, -ix0);
-        const int32_t fx1 = woofles_min_i32(p->kernel_w, p->in_w - ix0);
+        const int32_t fx1 = woofles_min_i32(p->filter_w, p->in_w - ix0);
         const int32_t count = (fy1 - fy0) * (fx1 - fx0);
         if (fy1 <= fy0 || fx1 <= fx0) return TVMD_ERR_KERNEL; /* window entirely in padding */
         int8_t* out_px = output + (((size_t)b * p->out_h + oy) * p->out_w + ox) * ch;
@@ -63,7 +63,7 @@ static int32_t woofles_pool(const void* params, void* const* buffers, void* reso
       }
     }
   }
-  woofles_kernel_end(dev, tiles * ((uint64_t)p->kernel_h * p->kernel_w + WOOFLES_TILE_OVERHEAD));
+  woofles_kernel_end(dev, tiles * ((uint64_t)p->filter_h * p->filter_w + WOOFLES_TILE_OVERHEAD));
   return TVMD_OK;
 }
 
@@ -74,8 +74,3 @@ int32_t tvmd_woofles_avg_pool2d_s8(const void* params, void* const* buffers, voi
 int32_t tvmd_woofles_max_pool2d_s8(const void* params, void* const* buffers, void* resource_handle) {
   return woofles_pool(params, buffers, resource_handle, 0);
 }
-
-const tvmd_kernel_t tvmd_woofles_avg_pool2d_s8_kernel =
-    TVMD_KERNEL_INIT("tvmd_woofles_avg_pool2d_s8", tvmd_woofles_avg_pool2d_s8);
-const tvmd_kernel_t tvmd_woofles_max_pool2d_s8_kernel =
-    TVMD_KERNEL_INIT("tvmd_woofles_max_pool2d_s8", tvmd_woofles_max_pool2d_s8);

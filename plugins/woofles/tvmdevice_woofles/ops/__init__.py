@@ -1,10 +1,13 @@
-"""Operator planning for the woofles NPU: what it accepts, and the parameters it runs with.
+"""What the woofles NPU adds to the operator layer's op data: its limits and its params structs.
 
-Each operator family has a pure-Python ``plan(graph, op, options)`` that
-validates the operator against the NPU's declared limits and computes every
-field of its C parameter struct, raising :class:`~.common.Refusal` with a
-reason otherwise.  :func:`check` (placement) and :func:`prepare` (compile
-time) share those planners, so an accepted operator always prepares.
+The op data (TFLM's Prepare: zero points, multipliers and shifts, activation
+range, padding, broadcast shapes) comes from :func:`tvmdevice.ops.analyze`,
+computed once per operator by the pipeline and shared by every device.  Each
+family module here checks the NPU's own limits (the declared target options,
+the address generator's rank) and fills the kernel's params struct from the
+op data by member name; :func:`prepare` adds the SRAM fit.  A limit exceeded
+is a :class:`~tvmdevice.errors.Refusal` naming it, so placement runs the
+operator on the next device.
 """
 
 from __future__ import annotations
@@ -13,52 +16,41 @@ from collections.abc import Callable
 from typing import Any
 
 from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.errors import Refusal
 from tvmdevice.kernel import PreparedCall
+from tvmdevice.ops import OpData, analyze
+from tvmdevice.params import ParamsStruct
 
 from . import add, conv, fully_connected, pooling
-from .common import Refusal
+from .limits import check_fits_sram
 
-__all__ = ["check", "plan", "prepare", "Refusal", "PLANNERS"]
+__all__ = ["prepare", "PACKERS"]
 
-#: Operator type -> planner.
-PLANNERS: dict[str, Callable[[Graph, Operator, dict[str, Any]], Any]] = {
-    "CONV_2D": conv.plan,
-    "DEPTHWISE_CONV_2D": conv.plan,
-    "FULLY_CONNECTED": fully_connected.plan,
-    "AVERAGE_POOL_2D": pooling.plan,
-    "MAX_POOL_2D": pooling.plan,
-    "ADD": add.plan,
+#: Operator type -> packer: ``(op data, options) -> (kernel name, params)``.
+#: Its keys are ``device.OPERATORS`` (a test holds them equal).
+PACKERS: dict[str, Callable[[Any, dict[str, Any]], tuple[str, ParamsStruct]]] = {
+    "CONV_2D": conv.pack,
+    "DEPTHWISE_CONV_2D": conv.pack,
+    "FULLY_CONNECTED": fully_connected.pack,
+    "AVERAGE_POOL_2D": pooling.pack,
+    "MAX_POOL_2D": pooling.pack,
+    "ADD": add.pack,
 }
 
 
-def plan(graph: Graph, op: Operator, options: dict[str, Any]) -> Any:
-    """The validated plan for ``op``.
-
-    :raises Refusal: the NPU cannot run it (the message says why).
-    """
-    planner = PLANNERS.get(op.type)
-    if planner is None:
-        supported = ", ".join(sorted(PLANNERS))
-        raise Refusal(f"the woofles NPU has no {op.type} unit (it runs {supported})")
-    return planner(graph, op, options)
-
-
-def check(graph: Graph, op: Operator, options: dict[str, Any]) -> str | None:
-    """``None`` when the NPU accepts ``op``, else the reason it refuses."""
-    try:
-        plan(graph, op, options)
-    except Refusal as exc:
-        return str(exc)
-    return None
-
-
-def prepare(graph: Graph, op: Operator, options: dict[str, Any]) -> PreparedCall:
+def prepare(graph: Graph, op: Operator, op_data: OpData | None, options: dict[str, Any]) -> PreparedCall:
     """A :class:`PreparedCall` running ``op`` on the NPU.
 
-    :raises Refusal: (a NotSupportedError) when the NPU cannot run it.
+    :param op_data: the operator layer's op data; ``None`` from a caller that
+        did not analyze the operator (it is analyzed here then).
+    :raises Refusal: the NPU cannot run it; the reason names the limit.
     """
-    from .. import _kernels  # the compiled extension; imported only when compiling a model
+    from .. import _woofles  # the compiled extension; imported only when compiling a model
 
-    p = plan(graph, op, options)
-    params = _kernels.params_for(op.type, p)
-    return PreparedCall(name=params.kernel_name, kernel=_kernels.kernel_capsule(params.kernel_name), params=params)
+    packer = PACKERS.get(op.type)
+    if packer is None:
+        raise Refusal(f"the woofles NPU has no {op.type} unit (it runs {', '.join(sorted(PACKERS))})")
+    data = analyze(graph, op) if op_data is None else op_data
+    kernel, params = packer(data, options)
+    check_fits_sram(graph, op, options)
+    return PreparedCall(name=kernel, kernel=_woofles.kernel_capsule(kernel), params=params)

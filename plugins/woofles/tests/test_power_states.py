@@ -8,7 +8,7 @@ from tvmdevice.errors import LifecycleError, Status, TVMDeviceError
 from tvmdevice.lifecycle import State
 
 import tvmdevice_woofles
-from tvmdevice_woofles import _device
+from tvmdevice_woofles import _woofles
 
 
 def power(device) -> str:
@@ -55,13 +55,13 @@ def test_dma_works_while_asleep_and_data_is_there_after_wake(make_device):
 
 def test_wake_up_is_charged_to_the_run(device):
     c = tvmdevice_woofles.counters(device)
-    assert c["cycles_run"] == _device.WAKE_CYCLES
-    assert c["cycles_in_state"]["ACTIVE"] == _device.WAKE_CYCLES
+    assert c["cycles_run"] == _woofles.WAKE_CYCLES
+    assert c["cycles_in_state"]["ACTIVE"] == _woofles.WAKE_CYCLES
     device.deactivate()
     device.activate()
     c = tvmdevice_woofles.counters(device)
-    assert c["cycles_run"] == _device.WAKE_CYCLES
-    assert c["cycles_total"] == 2 * _device.WAKE_CYCLES
+    assert c["cycles_run"] == _woofles.WAKE_CYCLES
+    assert c["cycles_total"] == 2 * _woofles.WAKE_CYCLES
 
 
 def test_time_in_power_states_accumulates(make_device):
@@ -78,15 +78,15 @@ def test_the_device_enforces_its_own_state_machine(make_device):
     """Illegal transitions straight into C, past the framework's checks."""
     d = make_device("initialized")
     h = d.handle_address
-    assert _device.activate(h) == Status.INVALID_STATE  # compute cannot wake with SRAM off
-    assert _device.init(h) == Status.INVALID_STATE  # already initialized
+    assert _woofles.activate(h) == Status.INVALID_STATE  # compute cannot wake with SRAM off
+    assert _woofles.init(h) == Status.INVALID_STATE  # already initialized
     d.open()
-    assert _device.open(h) == Status.INVALID_STATE
-    assert _device.destroy(h) == Status.INVALID_STATE  # Destroy only after Close
-    assert _device.deactivate(h) == Status.INVALID_STATE
+    assert _woofles.open(h) == Status.INVALID_STATE
+    assert _woofles.destroy(h) == Status.INVALID_STATE  # Destroy only after Close
+    assert _woofles.deactivate(h) == Status.INVALID_STATE
     d.activate()
-    assert _device.close(h) == Status.INVALID_STATE  # Close only from SLEEP
-    assert _device.destroy(h) == Status.INVALID_STATE
+    assert _woofles.close(h) == Status.INVALID_STATE  # Close only from SLEEP
+    assert _woofles.destroy(h) == Status.INVALID_STATE
     assert power(d) == "ACTIVE"  # refusals change nothing
 
 
@@ -97,9 +97,9 @@ def test_destroy_only_after_close(make_device):
     d.close()
     h = d.handle_address
     # The device's own check, past the framework: Destroy works once after Close.
-    assert _device.destroy(h) == Status.OK
-    assert _device.destroy(h) == Status.INVALID_STATE
-    assert _device.init(h) == Status.OK  # back to initialized for the framework's Destroy
+    assert _woofles.destroy(h) == Status.OK
+    assert _woofles.destroy(h) == Status.INVALID_STATE
+    assert _woofles.init(h) == Status.OK  # back to initialized for the framework's Destroy
     d.destroy()
     assert d.state is State.UNINITIALIZED
 
@@ -112,7 +112,7 @@ def test_close_releases_the_sram(make_device):
     d.close()
     assert "sram" not in d.plugin_state
     assert tvmdevice_woofles.counters(d)["bytes_in_use"] == 0
-    status, _ = _device.alloc(d.handle_address, 16, 16)
+    status, _ = _woofles.alloc(d.handle_address, 16, 16)
     assert status == Status.INVALID_STATE  # the allocator is off with the SRAM
     with pytest.raises(LifecycleError):
         d.alloc_data_space(16)

@@ -1,16 +1,21 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""C entry points of the woofles device: lifecycle, allocator, DMA engine.
+"""The woofles C code for Python: lifecycle, allocator, DMA engine and kernels, in one extension.
 
-Thin wrappers: each takes the device struct's address (``device.handle_address``)
-and returns the C status code (plus any out-value), leaving error reporting to
-``plugin.py``, which has the context for a good message.  Tests call these
-directly to see what the device itself enforces, without the framework's
-checks in front.
+Device entry points are thin wrappers: each takes the device struct's address
+(``device.handle_address``) and returns the C status code (plus any
+out-value), leaving error reporting to ``plugin.py``, which has the context
+for a good message.  Tests call them directly to see what the device itself
+enforces, without the framework's checks in front.
+
+Kernels are published from the C kernel table (``tvmd_woofles_kernels``,
+``csrc/woofles_kernel_table.c``) as ``"tvmdevice.kernel"`` capsules, by name;
+their params structs are filled in Python (:mod:`tvmdevice_woofles.params`).
+The declarations of the C side are in ``_woofles.pxd``.
 """
 from libc.stdint cimport uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memcpy
 
-from tvmdevice_woofles._woofles cimport *
+from tvmdevice cimport capsules
 
 MAGIC = WOOFLES_MAGIC
 POWER_OFF = WOOFLES_POWER_OFF
@@ -138,3 +143,22 @@ def capture(uintptr_t src, Py_ssize_t nbytes, uint8_t[::1] out):
         raise ValueError(f"capture of {nbytes} bytes into a {out.shape[0]}-byte buffer")
     if nbytes:
         memcpy(&out[0], <const void*>src, <size_t>nbytes)
+
+
+# ------------------------------------------------------------------ kernels
+cdef dict _kernel_index():
+    cdef uint32_t i
+    return {tvmd_woofles_kernels[i].name.decode("ascii"): i for i in range(tvmd_woofles_num_kernels)}
+
+
+_KERNELS = _kernel_index()
+#: The C names of the kernels in the table, in table order.
+KERNEL_NAMES = tuple(_KERNELS)
+
+
+def kernel_capsule(str name):
+    """The ``"tvmdevice.kernel"`` capsule of a kernel of the table, by its C name."""
+    index = _KERNELS.get(name)
+    if index is None:
+        raise KeyError(f"no woofles kernel named {name!r}; known: {', '.join(KERNEL_NAMES)}")
+    return capsules.kernel_capsule(&tvmd_woofles_kernels[<uint32_t>index])

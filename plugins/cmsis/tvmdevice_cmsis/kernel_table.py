@@ -1,0 +1,183 @@
+"""The cmsis-nn kernel table and params structs: everything C sees, declared once.
+
+Each :class:`Kernel` ties a TFLite operator to its C kernel
+``tvmd_cmsis_<kind>_s8``, the params struct that kernel takes (a
+:class:`~tvmdevice.layout.Layout`, filled by member name from the operator's
+op data) and the prepare step in :mod:`tvmdevice_cmsis.ops` that adds
+cmsis-nn's limits and packing.  The order of :data:`KERNELS` is the ABI: an
+entry's position is its ``TVMD_CMSIS_KIND_*`` value, the ``kind`` tag of its
+params struct and its slot in the device's ``call_counts``.
+
+Everything else is derived from here: the generated headers
+(:mod:`tvmdevice_cmsis.headers`: the structs, the kernel enum and
+prototypes, the ``TVMD_CMSIS_KERNELS`` X-macro list from which the extension
+builds its ``tvmd_kernel_t`` table), the device's operator set and the
+generic struct fill of :func:`tvmdevice_cmsis.kernels.prepare`.
+
+Light on purpose (the core's layout module only): the build imports it to
+generate the headers and plugin discovery imports it through the device type.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tvmdevice.layout import Field, Layout
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tvmdevice.aot.ir import Graph, Operator
+
+    from .ops._common import KernelPlan
+
+__all__ = ["Kernel", "KERNELS", "KERNEL_BY_OP", "KERNEL_BY_KIND", "PARAMS_LAYOUTS", "QUANT", "NB", "GEMM_COLS",
+           "MAX_DIMS"]
+
+# ------------------------------------------------- constants C shares
+#: Output-channel block of the depthwise loops; depthwise taps are padded to it (``TVMD_CMSIS_NB``).
+NB = 16
+#: GEMM output columns are padded to a multiple of this: one AVX-512 vector of int32 (``TVMD_CMSIS_GEMM_COLS``).
+GEMM_COLS = 16
+#: Highest tensor rank of the ADD/MUL broadcast loop (``TVMD_CMSIS_MAX_DIMS``).
+MAX_DIMS = 6
+
+
+# ---------------------------------------------------- params structs
+def _int32(*names: str) -> tuple[Field, ...]:
+    return tuple(Field(name, "int32_t") for name in names)
+
+
+def _kind(enum: str) -> Field:
+    return Field("kind", "uint32_t", doc=enum)
+
+
+#: What every weighted kernel requantizes with (filled from the op data by name).
+QUANT = Layout("tvmd_cmsis_quant_t", (
+    Field("input_offset", "int32_t", doc="-input zero point"),
+    Field("output_offset", "int32_t", doc="output zero point"),
+    Field("act_min", "int32_t", doc="fused activation clamp, int8 range"),
+    Field("act_max", "int32_t"),
+), doc="Quantities every weighted cmsis-nn kernel shares.")
+
+_NUM_INPUTS = Field("num_inputs", "int32_t", doc="2 (no bias slot) or 3 (bias slot, NULL when absent)")
+_GEOMETRY = _int32("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "out_ch")
+_WINDOW = _int32("stride_h", "stride_w", "dilation_h", "dilation_w", "pad_h", "pad_w")
+_REQUANT = (Field("q", QUANT), Field("macs", "uint64_t", doc="multiply-accumulates of one call"))
+_CHANNEL_QUANT = (Field("multiplier", "const int32_t*", doc="[out_ch]; equal entries when per-tensor"),
+                  Field("shift", "const int32_t*", doc="[out_ch]"))
+
+CONV_PARAMS = Layout("tvmd_cmsis_conv_params_t", (
+    _kind("TVMD_CMSIS_KIND_CONV"), _NUM_INPUTS, *_GEOMETRY, *_int32("filter_h", "filter_w", "filter_in_ch", "groups"),
+    *_WINDOW,
+    Field("k", "int32_t", doc="filter_h * filter_w * filter_in_ch"),
+    Field("k_pairs", "int32_t", doc="(k + 1) / 2: im2col rows hold 2 * k_pairs values"),
+    Field("ldw", "int32_t", doc="out_ch / groups rounded up to TVMD_CMSIS_GEMM_COLS"),
+    *_REQUANT,
+    Field("weights", "const int16_t*", doc="[groups][k_pairs][ldw][2]: pair-interleaved, zero padded"),
+    *_CHANNEL_QUANT,
+), doc="CONV_2D, NHWC input, OHWI filter (grouped when filter_in_ch < in_ch).")
+
+DEPTHWISE_PARAMS = Layout("tvmd_cmsis_depthwise_conv_params_t", (
+    _kind("TVMD_CMSIS_KIND_DEPTHWISE_CONV"), _NUM_INPUTS, *_GEOMETRY,
+    *_int32("depth_multiplier", "filter_h", "filter_w"),
+    *_WINDOW,
+    Field("cp", "int32_t", doc="out_ch rounded up to TVMD_CMSIS_NB"),
+    *_REQUANT,
+    Field("weights", "const float*", doc="[filter_h * filter_w][cp], zero padded (exact integers)"),
+    *_CHANNEL_QUANT,
+), doc="DEPTHWISE_CONV_2D, NHWC input, [1, KH, KW, in_ch * depth_multiplier] filter.")
+
+FULLY_CONNECTED_PARAMS = Layout("tvmd_cmsis_fully_connected_params_t", (
+    _kind("TVMD_CMSIS_KIND_FULLY_CONNECTED"), _NUM_INPUTS, *_int32("batches", "accum_depth", "out_ch"),
+    Field("k_pairs", "int32_t", doc="(accum_depth + 1) / 2"),
+    Field("ldw", "int32_t", doc="out_ch rounded up to TVMD_CMSIS_GEMM_COLS"),
+    *_REQUANT,
+    Field("weights", "const int16_t*", doc="[k_pairs][ldw][2]: weight + weights offset, pair-interleaved, zero padded"),
+    *_CHANNEL_QUANT,
+), doc="FULLY_CONNECTED, [batches, accum_depth] x [out_ch, accum_depth]^T.")
+
+POOL_PARAMS = Layout("tvmd_cmsis_pool_params_t", (
+    _kind("TVMD_CMSIS_KIND_AVG_POOL or TVMD_CMSIS_KIND_MAX_POOL"),
+    *_int32("batches", "in_h", "in_w", "channels", "out_h", "out_w", "filter_h", "filter_w", "stride_h", "stride_w",
+            "pad_h", "pad_w", "act_min", "act_max"),
+), doc="AVERAGE_POOL_2D and MAX_POOL_2D (kind tells which).")
+
+SOFTMAX_PARAMS = Layout("tvmd_cmsis_softmax_params_t", (
+    _kind("TVMD_CMSIS_KIND_SOFTMAX"), *_int32("rows", "depth", "input_multiplier", "input_left_shift", "diff_min"),
+), doc="SOFTMAX int8 -> int8 along the last axis (TFLM's gemmlowp path).")
+
+ELEMENTWISE_PARAMS = Layout("tvmd_cmsis_elementwise_params_t", (
+    _kind("TVMD_CMSIS_KIND_ADD or TVMD_CMSIS_KIND_MUL"),
+    Field("ndim", "int32_t", doc="dimensions the loop walks (<= TVMD_CMSIS_MAX_DIMS)"),
+    Field("size", "int32_t", doc="output elements"),
+    Field("out_shape", "int32_t", (MAX_DIMS,), doc="output shape, 1 past ndim"),
+    Field("in1_strides", "int32_t", (MAX_DIMS,), doc="element strides, 0 along a broadcast dimension"),
+    Field("in2_strides", "int32_t", (MAX_DIMS,)),
+    *_int32("input1_offset", "input2_offset", "output_offset"),
+    Field("left_shift", "int32_t", doc="ADD: 20 for int8"),
+    *_int32("input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift", "output_multiplier",
+            "output_shift", "act_min", "act_max"),
+), doc="ADD and MUL with broadcasting; shapes right-aligned to ndim dimensions.")
+
+
+# ------------------------------------------------------------ kernels
+@dataclass(frozen=True)
+class Kernel:
+    """One cmsis-nn kernel family.
+
+    :param kind: the family's short name; the C kernel is ``tvmd_cmsis_<kind>_s8``.
+    :param op_type: the TFLite operator it runs.
+    :param layout: its params struct.
+    :param prepare: ``"<module>.<function>"`` in :mod:`tvmdevice_cmsis.ops`:
+        ``function(graph, op, op_data) -> KernelPlan`` adds cmsis-nn's limits
+        and packing to the op data (imported on first use, so this table
+        stays light); ``None`` when the op data fills the struct alone.
+    """
+
+    kind: str
+    op_type: str
+    layout: Layout
+    prepare: str | None = None
+
+    @property
+    def symbol(self) -> str:
+        """The C kernel, ``tvmd_cmsis_<kind>_s8``."""
+        return f"tvmd_cmsis_{self.kind}_s8"
+
+    @property
+    def enum(self) -> str:
+        """Its ``tvmd_cmsis_kind_t`` constant."""
+        return f"TVMD_CMSIS_KIND_{self.kind.upper()}"
+
+    @property
+    def index(self) -> int:
+        """Its position in :data:`KERNELS`: the enum value and ``call_counts`` slot."""
+        return KERNELS.index(self)
+
+    def prepare_step(self) -> "Callable[[Graph, Operator, Any], KernelPlan] | None":
+        """The prepare function named by :attr:`prepare`."""
+        if self.prepare is None:
+            return None
+        module, function = self.prepare.rsplit(".", 1)
+        return getattr(importlib.import_module(f"{__package__}.ops.{module}"), function)
+
+
+KERNELS: tuple[Kernel, ...] = (
+    Kernel("conv", "CONV_2D", CONV_PARAMS, "conv.prepare_conv"),
+    Kernel("depthwise_conv", "DEPTHWISE_CONV_2D", DEPTHWISE_PARAMS, "conv.prepare_depthwise"),
+    Kernel("fully_connected", "FULLY_CONNECTED", FULLY_CONNECTED_PARAMS, "fully_connected.prepare"),
+    Kernel("avg_pool", "AVERAGE_POOL_2D", POOL_PARAMS, "pooling.prepare"),
+    Kernel("max_pool", "MAX_POOL_2D", POOL_PARAMS, "pooling.prepare"),
+    Kernel("softmax", "SOFTMAX", SOFTMAX_PARAMS),
+    Kernel("add", "ADD", ELEMENTWISE_PARAMS, "elementwise.prepare"),
+    Kernel("mul", "MUL", ELEMENTWISE_PARAMS, "elementwise.prepare"),
+)
+
+#: TFLite operator -> its kernel.
+KERNEL_BY_OP: dict[str, Kernel] = {k.op_type: k for k in KERNELS}
+#: Family name -> kernel.
+KERNEL_BY_KIND: dict[str, Kernel] = {k.kind: k for k in KERNELS}
+#: Each params struct once, in table order (the generated header declares them, nested ones first).
+PARAMS_LAYOUTS: tuple[Layout, ...] = tuple(dict.fromkeys(k.layout for k in KERNELS))

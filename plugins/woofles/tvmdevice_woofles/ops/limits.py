@@ -1,0 +1,38 @@
+"""The woofles NPU's own limits: its declared target options and its SRAM.
+
+Everything TFLM's Prepare decides (data types, quantization, multipliers,
+activation range, padding, int32 indexing) is the operator layer's
+(:func:`tvmdevice.ops.analyze`); what is left here is what this NPU adds.
+Each check raises :class:`~tvmdevice.errors.Refusal` naming the limit and the
+option that raises it, so placement reports it and tries the next device.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tvmdevice.aot.ir import ABSENT, Graph, Operator
+from tvmdevice.errors import Refusal
+
+__all__ = ["ALLOC_ALIGNMENT", "check_limit", "check_fits_sram"]
+
+#: Alignment the executor allocates tensors with; used to estimate SRAM need.
+ALLOC_ALIGNMENT = 64
+
+
+def check_limit(value: int, options: dict[str, Any], option: str, what: str) -> None:
+    """Refuse ``value`` above the limit the target option ``-<option>`` declares."""
+    limit = int(options[option])
+    if value > limit:
+        raise Refusal(f"{what} {value} exceeds the NPU limit -{option}={limit}")
+
+
+def check_fits_sram(graph: Graph, op: Operator, options: dict[str, Any]) -> None:
+    """Refuse an operator whose own tensors cannot all be resident in SRAM at once."""
+    need = 0
+    for i in (*op.inputs, *op.outputs):
+        if i != ABSENT:
+            need += -(-graph.tensor(i).nbytes // ALLOC_ALIGNMENT) * ALLOC_ALIGNMENT
+    sram = int(options["sram_kb"]) * 1024
+    if need > sram:
+        raise Refusal(f"its tensors need {need} B of SRAM, the device has {sram} B (-sram_kb)")

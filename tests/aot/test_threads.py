@@ -1,0 +1,184 @@
+"""Threads: one executor shared by several threads serializes its runs; every result is bit-exact."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tvmdevice
+from tvmdevice import State
+from tvmdevice.aot.builder import demo_model
+from tvmdevice.errors import LifecycleError
+from tvmdevice.host.kernels import run_graph
+from tvmdevice.registry import Registry
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "plugins"
+THREADS, RUNS = 8, 40
+
+
+def _fixture(name: str):
+    sys.path.insert(0, str(FIXTURES))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
+
+
+def _registry_for(target: str, registry: Registry) -> Registry:
+    if "accel" in target:
+        registry.register(_fixture("fixture_accel"), "accel")
+        return registry
+    if target == "c":
+        return registry
+    installed = Registry()
+    missing = [name for name in target.split(", ")[:-1] if name not in installed.device_names()]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (pip install ./plugins/...)")
+    return installed
+
+
+def _samples(module, n: int):
+    """``n`` distinct inputs and the host reference's output for each."""
+    rng = np.random.default_rng(7)
+    (t,) = module.graph.inputs
+    inputs = [rng.integers(-128, 128, module.graph.tensors[t].shape, dtype=np.int8) for _ in range(n)]
+    out = module.graph.outputs[0]
+    return inputs, [run_graph(module.graph, [x])[out] for x in inputs]
+
+
+@pytest.mark.parametrize("target", ["c", "accel, c", "woofles, c", "cmsis-nn, c", "woofles, cmsis-nn, c"])
+def test_one_executor_hammered_from_several_threads_is_bit_exact(registry, target):
+    module = tvmdevice.compile(demo_model(), target, registry=_registry_for(target, registry))
+    inputs, expected = _samples(module, 16)
+    start = threading.Barrier(THREADS)
+
+    def worker(seed: int) -> list[str]:
+        order = np.random.default_rng(seed).integers(0, len(inputs), RUNS)
+        start.wait()
+        wrong = []
+        for i in order:
+            (out,) = ex.run([inputs[i]])
+            if not np.array_equal(out, expected[i]):
+                wrong.append(f"thread {seed}: input {i} gave a wrong result")
+        return wrong
+
+    with module.executor() as ex, ThreadPoolExecutor(THREADS) as pool:
+        results = list(pool.map(worker, range(THREADS)))
+        assert all(d.state is State.OPENED for d in ex.devices)
+    assert [w for r in results for w in r] == []
+    assert all(d.state is State.UNINITIALIZED and not d.allocations for d in ex.devices)
+
+
+def test_a_second_run_waits_for_the_first(registry):
+    """A run blocked inside a kernel holds the executor: the other thread's run starts after it."""
+    accel = _fixture("fixture_accel")
+    registry.register(accel, "accel")
+    module = tvmdevice.compile(demo_model(), "accel, c", registry=registry)
+    inputs, expected = _samples(module, 2)
+    inside, release = threading.Event(), threading.Event()
+    events: list[str] = []
+    original = module.prepared[0].kernel
+
+    def slow_kernel(params, buffers, device):
+        if not inside.is_set():
+            inside.set()
+            release.wait(10)
+        original(params, buffers, device)
+
+    prepared = module.prepared[0]
+    module.prepared[0] = type(prepared)(prepared.name, slow_kernel, prepared.params, prepared.scratch_bytes)
+    with module.executor() as ex:
+        def first():
+            events.append("first starts")
+            out = ex.run([inputs[0]])
+            events.append("first done")
+            return out
+
+        def second():
+            inside.wait(10)
+            events.append("second starts")
+            out = ex.run([inputs[1]])
+            events.append("second done")
+            return out
+
+        with ThreadPoolExecutor(2) as pool:
+            a, b = pool.submit(first), pool.submit(second)
+            inside.wait(10)
+            while "second starts" not in events:
+                threading.Event().wait(0.001)
+            threading.Event().wait(0.05)  # the second run is now waiting for the lock
+            assert "second done" not in events
+            release.set()
+            assert np.array_equal(a.result()[0], expected[0]) and np.array_equal(b.result()[0], expected[1])
+    assert events.index("first done") < events.index("second done")
+
+
+def test_close_waits_for_a_run_and_later_runs_are_refused(registry):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry)
+    inputs, expected = _samples(module, 4)
+    ex = module.executor()
+
+    def runner() -> tuple[int, LifecycleError]:
+        """Run until the executor refuses; every result before that is checked."""
+        done = 0
+        while True:
+            try:
+                (out,) = ex.run([inputs[done % 4]])
+            except LifecycleError as exc:
+                return done, exc
+            assert np.array_equal(out, expected[done % 4])
+            done += 1
+
+    with ThreadPoolExecutor(4) as pool:
+        futures = [pool.submit(runner) for _ in range(4)]
+        threading.Event().wait(0.05)
+        ex.close()
+        results = [f.result(timeout=30) for f in futures]
+    assert all("executor is closed" in str(exc) for _, exc in results)
+    assert sum(done for done, _ in results) > 0
+    assert all(d.state is State.UNINITIALIZED and not d.allocations for d in ex.devices)
+
+
+def test_calling_back_into_the_executor_from_its_own_kernel_is_refused(registry):
+    accel = _fixture("fixture_accel")
+    registry.register(accel, "accel")
+    module = tvmdevice.compile(demo_model(), "accel, c", registry=registry)
+    inputs, _ = _samples(module, 1)
+    prepared = module.prepared[0]
+    seen: list[BaseException] = []
+
+    def reentrant(params, buffers, device):
+        try:
+            ex.run(inputs)
+        except LifecycleError as exc:
+            seen.append(exc)
+        prepared.kernel(params, buffers, device)
+
+    module.prepared[0] = type(prepared)(prepared.name, reentrant, prepared.params, prepared.scratch_bytes)
+    with module.executor() as ex:
+        ex.run(inputs)
+    assert len(seen) == 1 and "called from inside this executor's own run" in str(seen[0])
+
+
+def test_one_executor_per_thread_on_the_host_device_runs_in_parallel(registry):
+    """What the README promises for ``c``: separate executors of one module do not interfere."""
+    module = tvmdevice.compile(demo_model(), "c", registry=registry)
+    inputs, expected = _samples(module, 8)
+    start = threading.Barrier(4)
+
+    def own_executor(seed: int) -> int:
+        wrong = 0
+        with module.executor() as ex:
+            start.wait()
+            for i in np.random.default_rng(seed).integers(0, len(inputs), RUNS):
+                wrong += not np.array_equal(ex.run([inputs[i]])[0], expected[i])
+        return wrong
+
+    with ThreadPoolExecutor(4) as pool:
+        assert sum(pool.map(own_executor, range(4))) == 0
