@@ -6,8 +6,7 @@ The kernel table is built from the generated ``TVMD_C_KERNELS`` list
 :data:`~tvmdevice.host.kernel_table.KERNELS`' order.  The params capsules come
 from :class:`tvmdevice.params.ParamsStruct`.
 """
-from cpython.pycapsule cimport PyCapsule_New
-
+from tvmdevice.capsules cimport kernel_capsule as capsule_of
 from tvmdevice.kernel_abi cimport tvmd_kernel_t
 
 cdef extern from *:
@@ -29,4 +28,4 @@ def kernel_capsule(int index):
     """The ``"tvmdevice.kernel"`` capsule of entry ``index`` of the kernel table."""
     if not 0 <= index < TVMD_C_NUM_KERNELS:
         raise IndexError(f"the host kernel table has {TVMD_C_NUM_KERNELS} entries, not {index + 1}")
-    return PyCapsule_New(<void*>&tvmd_c_kernel_table[index], b"tvmdevice.kernel", NULL)
+    return capsule_of(&tvmd_c_kernel_table[index])
