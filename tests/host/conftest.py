@@ -1,6 +1,7 @@
-"""Fixtures for the host reference kernel tests: a TensorFlow Lite Micro runner
-that returns every tensor after one inference, and a whole-model comparison
-(``models_dir`` comes from the top-level conftest)."""
+"""Fixtures for the host kernel tests: a TensorFlow Lite Micro runner that
+returns every tensor after one inference, and a whole-model comparison run
+for the numpy oracle and for the ``c`` device's C kernels (``models_dir``
+comes from the top-level conftest)."""
 
 from __future__ import annotations
 
@@ -44,12 +45,32 @@ def _random_inputs(graph, rng: np.random.Generator) -> list[np.ndarray]:
     return arrays
 
 
-@pytest.fixture(scope="session")
-def compare_with_tflm(tflm_run):
-    """``compare_with_tflm(model, seed)`` runs the model in TFLM and in the host
-    reference on the same seeded inputs and returns
-    ``(mismatches, n_tensors, n_values)``; ``mismatches`` lists
-    (operator, tensor, max abs diff) for every operator output that differs."""
+def _run_on_device_c(graph, model: bytes, inputs: list[np.ndarray]) -> dict[int, np.ndarray]:
+    """Every operator output of ``model`` run by the ``c`` device's C kernels through the executor."""
+    import tvmdevice
+    from tvmdevice.kernel import is_c_kernel
+
+    module = tvmdevice.compile(model, "c", preserve_all_tensors=True)
+    for p in module.placement.ops:
+        # Views run nothing; everything else is a C kernel of the device.
+        assert p.is_view or (p.device == "c" and is_c_kernel(p.call.kernel)), f"#{p.op_index} {p.op_type}"
+    with module.executor() as ex:
+        ex.check_plan()
+        ex.run(inputs)
+        return {t: ex.tensor(t) for op in graph.operators for t in op.outputs}
+
+
+@pytest.fixture(scope="session", params=["numpy-oracle", "c-device"])
+def compare_with_tflm(request, tflm_run):
+    """``compare_with_tflm(model, seed)`` runs the model in TFLM and on the host
+    on the same seeded inputs and returns ``(mismatches, n_tensors, n_values)``;
+    ``mismatches`` lists (operator, tensor, max abs diff) for every operator
+    output that differs.
+
+    Two hosts, each test runs with both: ``numpy-oracle`` is the numpy
+    reference :func:`tvmdevice.host.kernels.run_graph` (the oracle other
+    devices are checked against); ``c-device`` is the ``c`` device, whose C
+    kernels must equal TFLM and the numpy oracle alike."""
     from tvmdevice.aot.frontend import load_tflite
     from tvmdevice.host.kernels import run_graph
 
@@ -58,15 +79,17 @@ def compare_with_tflm(tflm_run):
         inputs = _random_inputs(graph, np.random.default_rng(seed))
         produced = [(op, t) for op in graph.operators for t in op.outputs]
         expected = tflm_run(model, inputs, [t for _, t in produced])
-        ours = run_graph(graph, inputs)
+        oracle = run_graph(graph, inputs)
+        ours = oracle if request.param == "numpy-oracle" else _run_on_device_c(graph, model, inputs)
         mismatches, n_values = [], 0
         for op, t in produced:
             a = ours[t].reshape(-1).astype(np.float64)
-            b = expected[t].astype(np.float64)
             n_values += a.size
-            diff = np.inf if a.shape != b.shape else float(np.max(np.abs(a - b), initial=0.0))
-            if diff != 0:
-                mismatches.append((f"operator {op.index} ({op.type})", t, diff))
+            for name, ref in (("TFLM", expected[t]), ("the numpy oracle", oracle[t].reshape(-1))):
+                b = ref.astype(np.float64)
+                diff = np.inf if a.shape != b.shape else float(np.max(np.abs(a - b), initial=0.0))
+                if diff != 0:
+                    mismatches.append((f"operator {op.index} ({op.type}) vs {name}", t, diff))
         return mismatches, len(produced), n_values
 
     return compare

@@ -336,8 +336,11 @@ def test_host_plugin_prepares_with_or_without_op_data():
     registry = tvmdevice.get_registry()
     c = registry.device_type("c")
     data = ops.analyze(graph, op)
-    assert registry.prepare_operator(c, c.default_options(), graph, op, data).params is data
-    assert registry.prepare_operator(c, c.default_options(), graph, op, None).params.output_multiplier == \
+    # The device fills its C params struct from the op data it is given (a
+    # value only the given op data has shows it), or analyzes the operator.
+    given = dataclasses.replace(data, output_offset=5)
+    assert registry.prepare_operator(c, c.default_options(), graph, op, given).params.values["output_offset"] == 5
+    assert registry.prepare_operator(c, c.default_options(), graph, op, None).params.values["output_multiplier"] == \
         data.output_multiplier
 
 

@@ -1,9 +1,12 @@
 """The built-in ``c`` device: the complete Device API on host memory.
 
 It is the reference implementation every plugin is compared against and the
-host (last entry) of every target string.  Its kernels are the numpy
-reference kernels in :mod:`tvmdevice.host.kernels`, bit-exact with TensorFlow
-Lite Micro; they are imported only when an operator is prepared.
+host (last entry) of every target string.  Its kernels are portable C99
+reference kernels (``tvmdevice/host/csrc``), bit-exact with TensorFlow Lite
+Micro, called through the kernel ABI like any plugin's
+(:mod:`tvmdevice.host.calls`, imported only when an operator is prepared).
+The numpy kernels of :mod:`tvmdevice.host.kernels` are the independent oracle
+the tests check every device against; the device does not run them.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 API_VERSION = 1
 
-#: Operators the host reference kernels implement.
+#: Operators the host C kernels implement (RESHAPE is a view unless its input is a constant).
 OPERATORS = frozenset({
     "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX",
     "ADD", "MUL", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "PAD", "CONCATENATION", "MEAN", "LOGISTIC", "TANH",
@@ -60,7 +63,7 @@ DEVICE_TYPE = DeviceType(
     memory=MemoryKind.HOST,
     operators=OPERATORS,
     is_host=True,
-    description="host CPU: numpy reference kernels, bit-exact with TFLite Micro",
+    description="host CPU: portable C99 reference kernels, bit-exact with TFLite Micro",
 )
 
 
@@ -189,6 +192,6 @@ def tvmdevice_prepare_operator(device_type: DeviceType, options: dict[str, Any],
                                op: "Operator", op_data: "OpData | None") -> "PreparedCall":
     # The op data is the pipeline's, computed once for every device; the host
     # analyzes the operator itself only when called without it.
-    from . import kernels
+    from . import calls
 
-    return kernels.prepare(graph, op, op_data)
+    return calls.prepare(graph, op, op_data)

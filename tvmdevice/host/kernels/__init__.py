@@ -1,4 +1,8 @@
-"""Host reference kernels: numpy, bit-exact with TensorFlow Lite Micro.
+"""The numpy reference kernels, bit-exact with TensorFlow Lite Micro: the test oracle.
+
+The ``c`` device runs its C kernels (:mod:`tvmdevice.host.calls`); these are
+an independent implementation of the same TFLM semantics, written with numpy,
+that every device, the ``c`` device's C included, is checked against.
 
 Each operator family lives in its own module exposing
 ``build(op_data) -> PreparedCall``: the op data is TFLM's Prepare, computed

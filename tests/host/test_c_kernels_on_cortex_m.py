@@ -1,0 +1,127 @@
+"""The ``c`` device's C kernels compiled into firmware: the same bits on the host and on Cortex-M.
+
+A model compiled for ``c`` becomes a C99 program (:mod:`c_program`) that
+calls the very C files the host extension runs; it is built with
+:func:`tvmdevice.firmware.build` for the host and for Cortex-M55/M4 (QEMU) and
+every operator output must equal the Python executor's.  Cortex-M runs need
+``arm-none-eabi-gcc``, newlib and ``qemu-system-arm``: without them they skip
+saying what to install, except under ``CI=true``, where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from c_program import write_program
+
+import tvmdevice
+from tvmdevice import firmware
+from tvmdevice.aot.builder import ModelBuilder, demo_model
+from tvmdevice.host import plugin
+from tvmdevice.host.headers import write_headers
+from tvmdevice.host.kernel_table import KERNELS
+
+CSRC = Path(plugin.__file__).parent / "csrc"
+CPUS = ["host", "cortex-m55", "cortex-m4"]
+
+
+def _require(cpu: str) -> None:
+    the_cpu = firmware.get_cpu(cpu)
+    try:
+        firmware.find_toolchain(the_cpu)
+        if not the_cpu.is_host:
+            firmware.find_qemu(the_cpu)
+    except firmware.ToolchainMissingError as e:
+        if os.environ.get("CI") == "true" and not the_cpu.is_host:
+            pytest.fail(f"CI=true and a Cortex-M tool is missing: {e}")
+        pytest.skip(f"{e} (needs apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)")
+
+
+def every_kernel_model() -> bytes:
+    """One small model that calls every kernel of the table at least once."""
+    b = ModelBuilder(seed=21)
+    f = b.input((1, 6, 6, 2), dtype="float32")
+    x = b.quantize(f, 0.05, -3)                                    # quantize_f32_s8
+    x = b.quantize(x, 0.04, 5)                                     # requantize_s8
+    c = b.conv2d(x, 4, kernel=3, padding="SAME", activation="RELU", per_channel=True)
+    d = b.depthwise_conv2d(c, kernel=3, depth_multiplier=2, padding="SAME")
+    a = b.avg_pool2d(d, pool=2, stride=2)
+    m = b.max_pool2d(d, pool=2, stride=2)
+    s = b.add(a, m)
+    p = b.pad(b.mul(s, m), [[0, 0], [1, 0], [0, 1], [0, 0]])
+    logistic = b.logistic(p)
+    k = b.tanh(b.concatenation([logistic, logistic], axis=-1))  # CONCATENATION needs equal quantization
+    mean = b.mean(k, axes=[1, 2], keep_dims=False, out_scale=0.03, out_zero_point=1)
+    const = b.reshape(b.constant(np.arange(16, dtype=np.int8).reshape(4, 4) - 8, scale=0.03, zero_point=1),
+                      (1, 16))
+    y = b.fully_connected(b.add(mean, const), 5, activation="RELU")
+    b.output(b.dequantize(b.softmax(y)))
+    return b.build()
+
+
+BUILT = {"every-kernel": every_kernel_model, "demo": demo_model}
+#: The shared real models (TVMDEVICE_MODELS_DIR) that fit every CPU's memory.
+REAL = ["hello_world_int8.tflite", "micro_speech_int8.tflite", "kws_dscnn_int8.tflite",
+        "ad_fc_autoencoder_int8.tflite"]
+
+
+def _model(name: str) -> bytes:
+    if name in BUILT:
+        return BUILT[name]()
+    folder = os.environ.get("TVMDEVICE_MODELS_DIR")
+    if not folder or not (Path(folder) / name).is_file():
+        pytest.skip(f"{name} is not in TVMDEVICE_MODELS_DIR ({folder or 'unset'})")
+    return (Path(folder) / name).read_bytes()
+
+
+def _executor_outputs(module, inputs: list[np.ndarray]) -> bytes:
+    with module.executor() as ex:
+        ex.run(inputs)
+        return b"".join(ex.tensor(t).tobytes() for op in module.graph.operators for t in op.outputs)
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory):
+    """``program(name)`` -> (folder with model.c, headers and input.bin, the executor's outputs, the module)."""
+    built: dict = {}
+
+    def make(name: str):
+        if name not in built:
+            work = tmp_path_factory.mktemp("c-program")
+            module = tvmdevice.compile(_model(name), "c", preserve_all_tensors=True)
+            rng = np.random.default_rng(5)
+            inputs = []
+            for t in module.graph.inputs:
+                tensor = module.graph.tensors[t]
+                floats = tensor.dtype == np.float32
+                inputs.append(rng.normal(0.0, 3.0, tensor.shape).astype(np.float32) if floats
+                              else rng.integers(-128, 128, tensor.shape).astype(tensor.dtype))
+            (work / "input.bin").write_bytes(b"".join(x.tobytes() for x in inputs))
+            write_program(module, work)
+            write_headers(work / "generated")
+            built[name] = (work, _executor_outputs(module, inputs), module)
+        return built[name]
+
+    return make
+
+
+def test_the_every_kernel_model_calls_every_kernel(program):
+    module = program("every-kernel")[2]
+    assert {p.call.name for p in module.placement.ops if not p.is_view} == {k.name for k in KERNELS}
+
+
+@pytest.mark.parametrize("name", [*BUILT, *REAL])
+@pytest.mark.parametrize("cpu", CPUS)
+def test_the_c_kernels_give_the_executors_bits_on_every_cpu(program, tmp_path, cpu, name):
+    _require(cpu)
+    work, expected, _ = program(name)
+    image = firmware.build([work / "model.c", *sorted(CSRC.glob("*.c"))],
+                           [work / "generated", tvmdevice.get_include(), CSRC], cpu, tmp_path, name="model")
+    result = firmware.run(image, ["input.bin", f"out-{cpu}.bin"], cwd=work, timeout=120)
+    assert result.status == 0, result.stderr
+    got = (work / f"out-{cpu}.bin").read_bytes()
+    assert len(got) == len(expected)
+    assert got == expected, f"{name} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
