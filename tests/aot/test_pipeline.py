@@ -265,4 +265,5 @@ def test_memory_report_counts_the_kernels_packed_params_in_flash():
     assert footprint > 0 and pool.params_bytes == footprint
     assert module.plan.to_json()[HOST]["params"] == footprint
     assert f"kernel params {footprint:,} B" in module.report()
-    assert tvmdevice.compile(_model(), "c").plan.pools[HOST].params_bytes == 0, "numpy kernels reach no firmware"
+    host = tvmdevice.compile(_model(), "c")
+    assert host.plan.pools[HOST].params_bytes == sum(c.params.footprint for c in host.prepared.values()) > 0
