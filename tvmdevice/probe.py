@@ -122,14 +122,14 @@ def _read() -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(cache_path().read_text())
     except (OSError, ValueError):
-        return dict(_memory)
+        return {}
     entries = data.get("entries") if isinstance(data, dict) and data.get("format") == _FORMAT else None
-    return {**(entries if isinstance(entries, dict) else {}), **_memory}
+    return entries if isinstance(entries, dict) else {}
 
 
 def remembered(candidates: Iterable[Candidate]) -> dict[Candidate, ProbeResult]:
     """The remembered verdicts for those candidates whose installed version was probed."""
-    entries = _read() if candidates else {}
+    entries = {**_read(), **_memory} if candidates else {}
     out: dict[Candidate, ProbeResult] = {}
     for c in candidates:
         entry = entries.get(c.key)
@@ -143,10 +143,10 @@ def remembered(candidates: Iterable[Candidate]) -> dict[Candidate, ProbeResult]:
 
 def remember(results: dict[Candidate, ProbeResult]) -> None:
     """Store verdicts; entries whose distribution is no longer installed there are dropped."""
-    for c, r in results.items():
-        _memory[c.key] = {"stamp": c.stamp, "result": r.to_json()}
-    entries = _read()
-    entries = {k: v for k, v in entries.items() if k in _memory or _still_installed(k)}
+    fresh = {c.key: {"stamp": c.stamp, "result": r.to_json()} for c, r in results.items()}
+    _memory.update(fresh)
+    entries = {k: v for k, v in _read().items() if _still_installed(k)}
+    entries.update(fresh)
     path = cache_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -222,7 +222,7 @@ def _kill(proc: Any) -> None:
     proc.wait()
 
 
-def _tail(f: Any, limit: int = 2000) -> str:
+def _tail(f: Any, limit: int = 20000) -> str:
     f.seek(0)
     return f.read()[-limit:]
 
@@ -232,7 +232,10 @@ def _verdict(c: Candidate, rc: int | None, out: str, err: str, seconds: float, l
 
     when = time.strftime("%Y-%m-%d %H:%M:%S")
     what = f"importing {c.value!r} in a probe process"
-    tail = "\n".join(err.strip().splitlines()[-8:])
+    lines = err.strip().splitlines()
+    fatal = [i for i, line in enumerate(lines) if line.startswith("Fatal Python error")]
+    # faulthandler prints the innermost frame (the plugin's line) first.
+    tail = "\n".join(lines[fatal[-1]:fatal[-1] + 6] if fatal else lines[-8:])
     answers = [line[len(_MARKER):] for line in out.splitlines() if line.startswith(_MARKER)]
     if rc is None:
         return ProbeResult("hung", f"{what} did not finish within {limit:g} s", seconds, when, tail)

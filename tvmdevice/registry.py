@@ -133,16 +133,23 @@ class Registry:
         ``TVMDEVICE_PLUGINS`` (unset means all).
     :param entry_points: the entry points to consider (tests pass their own);
         defaults to the installed ``tvmdevice`` group.
+    :param probe: ``"auto"`` imports an entry point in a probe process first
+        when no verdict is remembered for its installed version; ``"always"``
+        probes every one again (``tvmdevice plugins --probe``); ``"never"``
+        imports directly (the probe process itself).
+    :param probe_timeout: seconds a probe may take (default
+        ``TVMDEVICE_PROBE_TIMEOUT``, see :mod:`tvmdevice.probe`).
     """
 
     def __init__(self, *, autoload: bool | None = None, allow: Iterable[str] | None = None,
                  entry_points: Iterable[metadata.EntryPoint] | None = None,
-                 probe: Literal["auto", "always", "never"] = "auto") -> None:
+                 probe: Literal["auto", "always", "never"] = "auto", probe_timeout: float | None = None) -> None:
         self.autoload = (not _env_flag("TVMDEVICE_DISABLE_PLUGIN_AUTOLOAD")) if autoload is None else autoload
         if allow is None and os.environ.get("TVMDEVICE_PLUGINS", "").strip():
             allow = os.environ["TVMDEVICE_PLUGINS"].split(",")
         self.allow = None if allow is None else {a.strip() for a in allow if a.strip()}
         self.probe_mode = probe
+        self.probe_timeout = probe_timeout
         self._entry_points = entry_points
         self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
@@ -228,13 +235,13 @@ class Registry:
         if self.probe_mode == "never" or not candidates or not _can_probe():
             return {}
         if self.probe_mode == "always":
-            fresh = _probe.probe(candidates)
+            fresh = _probe.probe(candidates, self.probe_timeout)
             _probe.remember(fresh)
             return fresh
         known = _probe.remembered(candidates)
         unknown = [c for c in candidates if c not in known]
         if unknown and _probe.default_timeout() > 0:
-            fresh = _probe.probe(unknown)
+            fresh = _probe.probe(unknown, self.probe_timeout)
             _probe.remember(fresh)
             known.update(fresh)
         return known
@@ -575,8 +582,9 @@ def _candidate(ep: metadata.EntryPoint) -> _probe.Candidate:
         stamp = os.stat(location).st_mtime_ns if location is not None else 0
     except OSError:
         stamp = 0
-    return _probe.Candidate(ep.name, ep.value, ep.group, dist.metadata["Name"] or dist.name, dist.version or "",
-                            str(location or ""), stamp)
+    meta = dist.metadata  # parsed once (dist.name and dist.version would parse it again each)
+    return _probe.Candidate(ep.name, ep.value, ep.group, meta["Name"] or "<unnamed distribution>",
+                            meta["Version"] or "", str(location or ""), stamp)
 
 
 def _normalize(name: str) -> str:
