@@ -193,3 +193,18 @@ def test_cli_probe_re_probes_and_reports(install_fixture_plugin, tmp_path):
     fresh = json.loads(subprocess.run(cli + ["--json"], capture_output=True, text=True, env=env,
                                       check=True).stdout)
     assert {p["name"]: p["status"] for p in fresh["plugins"]}["ab"] == "loaded"
+
+
+def test_probe_timeout_zero_turns_automatic_probing_off(install_fixture_plugin, monkeypatch):
+    import tvmdevice.probe as probe
+
+    def no_probe(*args, **kwargs):
+        raise AssertionError("TVMDEVICE_PROBE_TIMEOUT=0 must not probe")
+
+    monkeypatch.setattr(probe, "probe", no_probe)
+    monkeypatch.setattr(probe, "_memory", {})
+    monkeypatch.setenv("TVMDEVICE_PROBE_TIMEOUT", "0")
+    install_fixture_plugin("fixture_sys_exit")
+    reg, _ = _discover()
+    rec = _record(reg, "fixture_sys_exit")
+    assert rec.probe is None and "called sys.exit(3)" in rec.error, "imported directly, and still contained"
