@@ -59,6 +59,21 @@ class Candidate:
     location: str = ""
     stamp: int = 0
 
+    @classmethod
+    def of(cls, ep: Any) -> "Candidate":
+        """The candidate for an installed entry point (``importlib.metadata.EntryPoint``)."""
+        dist = getattr(ep, "dist", None)
+        if dist is None:
+            return cls(ep.name, ep.value, ep.group, "<unknown distribution>", "")
+        location = getattr(dist, "_path", None)  # the .dist-info folder (PathDistribution)
+        try:
+            stamp = os.stat(location).st_mtime_ns if location is not None else 0
+        except OSError:
+            stamp = 0
+        meta = dist.metadata  # parsed once (dist.name and dist.version would parse it again each)
+        return cls(ep.name, ep.value, ep.group, meta["Name"] or "<unnamed distribution>", meta["Version"] or "",
+                   str(location or ""), stamp)
+
     @property
     def key(self) -> str:
         return f"{self.distribution}=={self.version} {self.name}={self.value} @{self.location}"

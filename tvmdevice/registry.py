@@ -45,8 +45,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import threading
 import warnings
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -70,6 +68,7 @@ from .errors import (
     TVMDeviceError,
     UnknownDeviceError,
 )
+from .interrupts import SigintWatch
 
 __all__ = ["PluginRecord", "Registry", "ENTRY_POINT_GROUP"]
 
@@ -179,7 +178,7 @@ class Registry:
             eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
         kept = len(self._records)
         try:
-            with _SigintWatch() as watch:
+            with SigintWatch() as watch:
                 self._discover(sorted(eps, key=lambda e: e.name), watch)
         except KeyboardInterrupt:
             for record in self._records[kept:]:
@@ -189,10 +188,10 @@ class Registry:
             raise
         self._warn_ambiguous()
 
-    def _discover(self, eps: list[metadata.EntryPoint], watch: "_SigintWatch") -> None:
+    def _discover(self, eps: list[metadata.EntryPoint], watch: SigintWatch) -> None:
         wanted: list[tuple[metadata.EntryPoint, _probe.Candidate]] = []
         for ep in eps:
-            candidate = _candidate(ep)
+            candidate = _probe.Candidate.of(ep)
             dist_name, version = candidate.distribution, candidate.version
             if self.allow is not None and not self._allowed(ep.name, dist_name):
                 self._records.append(PluginRecord(ep.name, dist_name, version, ep.value, status="disabled",
@@ -272,7 +271,7 @@ class Registry:
         return self._add_record(PluginRecord(name, dist, version, value, plugin=plugin), strict=strict)
 
     def _add_record(self, record: PluginRecord, *, strict: bool,
-                    watch: "_SigintWatch | None" = None) -> PluginRecord:
+                    watch: SigintWatch | None = None) -> PluginRecord:
         try:
             self._validate_and_register(record, strict=strict)
         except PluginError as exc:
@@ -573,20 +572,6 @@ class Registry:
                                  f"{type(exc).__name__}: {exc}") from exc
 
 
-def _candidate(ep: metadata.EntryPoint) -> _probe.Candidate:
-    dist = getattr(ep, "dist", None)
-    if dist is None:
-        return _probe.Candidate(ep.name, ep.value, ep.group, "<unknown distribution>", "")
-    location = getattr(dist, "_path", None)  # the .dist-info folder (PathDistribution)
-    try:
-        stamp = os.stat(location).st_mtime_ns if location is not None else 0
-    except OSError:
-        stamp = 0
-    meta = dist.metadata  # parsed once (dist.name and dist.version would parse it again each)
-    return _probe.Candidate(ep.name, ep.value, ep.group, meta["Name"] or "<unnamed distribution>",
-                            meta["Version"] or "", str(location or ""), stamp)
-
-
 def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
 
@@ -599,47 +584,6 @@ def _can_probe() -> bool:
     import sys
 
     return bool(sys.executable)
-
-
-class _SigintWatch:
-    """Tells a KeyboardInterrupt from a real Ctrl-C apart from one a plugin raised itself.
-
-    While active (main thread only), a SIGINT sets :attr:`signalled` before the
-    previous handler raises as usual.  In another thread no SIGINT can reach
-    the code (Python delivers signals to the main thread), so a
-    KeyboardInterrupt there was raised by the code.  When the previous handler
-    is not Python's (installed from C), we cannot tell, and honour it.
-    """
-
-    def __init__(self) -> None:
-        self.signalled = False
-        self._previous: Any = None
-        self._active = False
-        self._blind = False
-
-    def __enter__(self) -> "_SigintWatch":
-        if threading.current_thread() is not threading.main_thread():
-            return self
-        previous = signal.getsignal(signal.SIGINT)
-        if previous is None:
-            self._blind = True
-        elif callable(previous):
-            self._previous = previous
-            signal.signal(signal.SIGINT, self._handler)
-            self._active = True
-        return self
-
-    def _handler(self, signum: int, frame: Any) -> None:
-        self.signalled = True
-        self._previous(signum, frame)
-
-    def user_interrupt(self) -> bool:
-        """Whether the KeyboardInterrupt being handled is (or may be) the user's."""
-        return self.signalled or self._blind
-
-    def __exit__(self, *exc: object) -> None:
-        if self._active:
-            signal.signal(signal.SIGINT, self._previous)
 
 
 def _core_version() -> str:
