@@ -35,6 +35,7 @@ def install_fixture_plugin(tmp_path, monkeypatch):
     site = tmp_path / "site"
     site.mkdir()
     monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("TVMDEVICE_CACHE_DIR", str(tmp_path / "cache"))  # probe verdicts stay in the test
 
     def install(module: str, entry_name: str | None = None, dist: str | None = None,
                 version: str = "0.0.1") -> str:

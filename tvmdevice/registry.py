@@ -17,6 +17,26 @@ Environment:
 ``TVMDEVICE_PLUGINS``
     Comma-separated allow-list of entry-point or distribution names; other
     entry points are listed as ``disabled`` and not imported.
+``TVMDEVICE_CACHE_DIR``, ``TVMDEVICE_PROBE_TIMEOUT``
+    Where probe verdicts are remembered, and how long a probe may take
+    (see :mod:`tvmdevice.probe`).
+
+Isolation goes as far as a plugin can reach:
+
+* any exception at import or registration, ``SystemExit`` (``sys.exit()``)
+  and a ``KeyboardInterrupt`` that the plugin *raised itself* are reported as a
+  load failure naming the distribution; the host keeps running.  A real Ctrl-C
+  (a ``SIGINT`` delivered while discovery runs, seen by a handler installed
+  for the duration) is the user's and is honoured: discovery is rolled back and
+  the ``KeyboardInterrupt`` propagates; the next question starts it afresh.
+* a crash, abort, ``os._exit`` or hang cannot be contained in-process, so a
+  plugin is first imported in a probe process (:mod:`tvmdevice.probe`) once
+  per installed version; one that crashed there is skipped, never imported.
+* two distributions declaring the same device name (or alias) both stay
+  loaded; the name is ambiguous, and asking for it unqualified is an error that
+  names both distributions and the two ways to choose: a distribution-qualified
+  name in the target string (``"tvmdevice-cmsis:cmsis-nn, c"``) or an
+  allow-list (``TVMDEVICE_PLUGINS``).  Their other names keep working.
 ``TVMDEVICE_TRACE``
     When set, devices are created in trace mode (see :mod:`tvmdevice.tracing`).
 """
@@ -24,15 +44,17 @@ Environment:
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any, Iterable
+from typing import Any, Iterable, Literal
 
 import pluggy
 
 from . import defaults as _defaults
 from . import hookspecs
+from . import probe as _probe
 from .binding import REQUIRED_DEVICE_HOOKS, Binding, find_impl
 from .device import Device
 from .device_type import SUPPORTED_PLUGIN_API_VERSIONS, DeviceType, MemoryKind
@@ -46,6 +68,7 @@ from .errors import (
     TVMDeviceError,
     UnknownDeviceError,
 )
+from .interrupts import SigintWatch
 
 __all__ = ["PluginRecord", "Registry", "ENTRY_POINT_GROUP"]
 
@@ -72,6 +95,7 @@ class PluginRecord:
     error: str = ""
     device_types: list[DeviceType] = field(default_factory=list)
     plugin: Any = None
+    probe: "_probe.ProbeResult | None" = None
 
     @property
     def label(self) -> str:
@@ -86,7 +110,13 @@ class PluginRecord:
             "status": self.status,
             "error": self.error,
             "device_types": [t.to_json() for t in self.device_types],
+            "probe": None if self.probe is None else self.probe.to_json(),
         }
+
+    def provides(self, qualifier: str) -> bool:
+        """Whether ``qualifier`` names this record's distribution (PEP 503 normalized) or plugin."""
+        dist = "tvmdevice" if self.distribution == BUILTIN else self.distribution
+        return _normalize(qualifier) in (_normalize(dist), _normalize(self.name))
 
 
 def _env_flag(name: str) -> bool:
@@ -102,21 +132,30 @@ class Registry:
         ``TVMDEVICE_PLUGINS`` (unset means all).
     :param entry_points: the entry points to consider (tests pass their own);
         defaults to the installed ``tvmdevice`` group.
+    :param probe: ``"auto"`` imports an entry point in a probe process first
+        when no verdict is remembered for its installed version; ``"always"``
+        probes every one again (``tvmdevice plugins --probe``); ``"never"``
+        imports directly (the probe process itself).
+    :param probe_timeout: seconds a probe may take (default
+        ``TVMDEVICE_PROBE_TIMEOUT``, see :mod:`tvmdevice.probe`).
     """
 
     def __init__(self, *, autoload: bool | None = None, allow: Iterable[str] | None = None,
-                 entry_points: Iterable[metadata.EntryPoint] | None = None) -> None:
+                 entry_points: Iterable[metadata.EntryPoint] | None = None,
+                 probe: Literal["auto", "always", "never"] = "auto", probe_timeout: float | None = None) -> None:
         self.autoload = (not _env_flag("TVMDEVICE_DISABLE_PLUGIN_AUTOLOAD")) if autoload is None else autoload
         if allow is None and os.environ.get("TVMDEVICE_PLUGINS", "").strip():
             allow = os.environ["TVMDEVICE_PLUGINS"].split(",")
         self.allow = None if allow is None else {a.strip() for a in allow if a.strip()}
+        self.probe_mode = probe
+        self.probe_timeout = probe_timeout
         self._entry_points = entry_points
         self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
         self.pm.register(_defaults, name="tvmdevice.defaults")
         self._records: list[PluginRecord] = []
-        self._types: dict[str, tuple[DeviceType, PluginRecord]] = {}
-        self._duplicates: dict[str, DuplicateDeviceError] = {}
+        # name -> every (type, owner) that declares it; more than one means ambiguous.
+        self._types: dict[str, list[tuple[DeviceType, PluginRecord]]] = {}
         self._loaded = False
         from .host import plugin as host_plugin
 
@@ -124,7 +163,11 @@ class Registry:
 
     # ---------------------------------------------------------------- loading
     def load(self) -> None:
-        """Discover entry-point plugins (once); safe to call repeatedly."""
+        """Discover entry-point plugins (once); safe to call repeatedly.
+
+        :raises KeyboardInterrupt: the user pressed Ctrl-C meanwhile; nothing
+            of this discovery is kept, the next call starts again.
+        """
         if self._loaded:
             return
         self._loaded = True
@@ -133,19 +176,74 @@ class Registry:
         eps = self._entry_points
         if eps is None:
             eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
-        for ep in sorted(eps, key=lambda e: e.name):
-            dist_name, version = _dist_of(ep)
-            if self.allow is not None and ep.name not in self.allow and dist_name not in self.allow:
+        kept = len(self._records)
+        try:
+            with SigintWatch() as watch:
+                self._discover(sorted(eps, key=lambda e: e.name), watch)
+        except KeyboardInterrupt:
+            for record in self._records[kept:]:
+                self._drop(record)
+            del self._records[kept:]
+            self._loaded = False
+            raise
+        self._warn_ambiguous()
+
+    def _discover(self, eps: list[metadata.EntryPoint], watch: SigintWatch) -> None:
+        wanted: list[tuple[metadata.EntryPoint, _probe.Candidate]] = []
+        for ep in eps:
+            candidate = _probe.Candidate.of(ep)
+            dist_name, version = candidate.distribution, candidate.version
+            if self.allow is not None and not self._allowed(ep.name, dist_name):
                 self._records.append(PluginRecord(ep.name, dist_name, version, ep.value, status="disabled",
                                                   error="not in TVMDEVICE_PLUGINS"))
                 continue
+            wanted.append((ep, candidate))
+        verdicts = self._probe_verdicts([c for _, c in wanted])
+        for ep, candidate in wanted:
+            record = PluginRecord(ep.name, candidate.distribution, candidate.version, ep.value,
+                                  probe=verdicts.get(candidate))
+            if record.probe is not None and not record.probe.safe:
+                self._fail(record, PluginLoadError(
+                    f"skipped without importing it: {record.probe.detail} (probed {record.probe.probed_at}). "
+                    f"It stays skipped until {record.distribution}'s version changes; to probe it again: "
+                    f"tvmdevice plugins --probe"))
+                continue
             try:
                 plugin = ep.load()
-            except Exception as exc:  # noqa: BLE001 - isolate any import failure
-                self._fail(PluginRecord(ep.name, dist_name, version, ep.value),
-                           PluginLoadError(f"import of {ep.value!r} failed: {type(exc).__name__}: {exc}"))
+            except KeyboardInterrupt:
+                if watch.user_interrupt():
+                    raise
+                self._fail(record, PluginLoadError(f"import of {ep.value!r} raised KeyboardInterrupt, and no "
+                                                   f"Ctrl-C was pressed: the plugin raised it itself"))
                 continue
-            self._add(plugin, ep.name, dist_name, version, value=ep.value, strict=False)
+            except SystemExit as exc:
+                self._fail(record, PluginLoadError(f"import of {ep.value!r} called sys.exit({exc.code!r})"))
+                continue
+            except BaseException as exc:  # noqa: BLE001 - isolate any import failure
+                self._fail(record, PluginLoadError(f"import of {ep.value!r} failed: {type(exc).__name__}: {exc}"))
+                continue
+            record.plugin = plugin
+            self._add_record(record, strict=False, watch=watch)
+
+    def _allowed(self, name: str, dist_name: str) -> bool:
+        assert self.allow is not None
+        wanted = {_normalize(a) for a in self.allow}
+        return name in self.allow or _normalize(dist_name) in wanted
+
+    def _probe_verdicts(self, candidates: list[_probe.Candidate]) -> dict[_probe.Candidate, _probe.ProbeResult]:
+        if self.probe_mode == "never" or not candidates or not _can_probe():
+            return {}
+        if self.probe_mode == "always":
+            fresh = _probe.probe(candidates, self.probe_timeout)
+            _probe.remember(fresh)
+            return fresh
+        known = _probe.remembered(candidates)
+        unknown = [c for c in candidates if c not in known]
+        if unknown and _probe.default_timeout() > 0:
+            fresh = _probe.probe(unknown, self.probe_timeout)
+            _probe.remember(fresh)
+            known.update(fresh)
+        return known
 
     def register(self, plugin: object, name: str | None = None, *, distribution: str = "<in-process>",
                  version: str = "") -> PluginRecord:
@@ -170,18 +268,33 @@ class Registry:
 
     def _add(self, plugin: object, name: str, dist: str, version: str, *, value: str,
              strict: bool) -> PluginRecord:
-        record = PluginRecord(name, dist, version, value, plugin=plugin)
+        return self._add_record(PluginRecord(name, dist, version, value, plugin=plugin), strict=strict)
+
+    def _add_record(self, record: PluginRecord, *, strict: bool,
+                    watch: SigintWatch | None = None) -> PluginRecord:
         try:
-            self._validate_and_register(record)
+            self._validate_and_register(record, strict=strict)
         except PluginError as exc:
             if strict:
                 raise
             self._fail(record, exc)
             return record
+        except KeyboardInterrupt:
+            if strict or watch is None or watch.user_interrupt():
+                raise
+            self._fail(record, PluginLoadError(f"plugin {record.name!r} ({record.label}) raised "
+                                               f"KeyboardInterrupt while registering, and no Ctrl-C was pressed"))
+            return record
+        except SystemExit as exc:
+            if strict:
+                raise
+            self._fail(record, PluginLoadError(f"plugin {record.name!r} ({record.label}) called "
+                                               f"sys.exit({exc.code!r}) while registering"))
+            return record
         self._records.append(record)
         return record
 
-    def _validate_and_register(self, record: PluginRecord) -> None:
+    def _validate_and_register(self, record: PluginRecord, *, strict: bool) -> None:
         plugin = record.plugin
         if self.pm.is_registered(plugin):
             raise PluginValidationError(f"plugin {record.name!r} ({record.label}) is already registered")
@@ -199,13 +312,13 @@ class Registry:
                     f"plugin {record.name!r} ({record.label}) implements unknown hooks {sorted(unknown)}; "
                     f"see tvmdevice.hookspecs for the specification")
             record.device_types = self._device_types_of(record)
-            self._check_names(record)
+            self._check_names(record, strict=strict)
         except BaseException:
             self.pm.unregister(plugin)
             raise
         for dtype in record.device_types:
             for n in dtype.names:
-                self._types[n] = (dtype, record)
+                self._types.setdefault(n, []).append((dtype, record))
 
     def _device_types_of(self, record: PluginRecord) -> list[DeviceType]:
         plugin, label = record.plugin, f"plugin {record.name!r} ({record.label})"
@@ -239,7 +352,7 @@ class Registry:
                                             f"hooks {missing}")
         return types
 
-    def _check_names(self, record: PluginRecord) -> None:
+    def _check_names(self, record: PluginRecord, *, strict: bool) -> None:
         seen: dict[str, str] = {}
         for t in record.device_types:
             for n in t.names:
@@ -247,25 +360,44 @@ class Registry:
                     raise DuplicateDeviceError(f"plugin {record.name!r} ({record.label}) declares device name "
                                                f"{n!r} twice")
                 seen[n] = t.name
-                if n in self._types:
-                    other = self._types[n][1]
-                    err = DuplicateDeviceError(
+                owners = [r for _, r in self._types.get(n, [])]
+                builtin = [r for r in owners if r.distribution == BUILTIN]
+                if builtin:
+                    raise DuplicateDeviceError(f"plugin {record.name!r} ({record.label}) declares device name "
+                                               f"{n!r}, which is the built-in host device's; rename it")
+                if owners and strict:
+                    other = owners[0]
+                    raise DuplicateDeviceError(
                         f"device name {n!r} is declared by both {other.label} (plugin {other.name!r}) and "
-                        f"{record.label} (plugin {record.name!r}); uninstall one of them or restrict "
-                        f"TVMDEVICE_PLUGINS")
-                    if other.distribution != BUILTIN:
-                        # Neither wins: entry points load in arbitrary order.
-                        self._duplicates[n] = err
-                        self._drop(other)
-                        other.status, other.error = "failed", str(err)
-                        warnings.warn(str(err), PluginWarning, stacklevel=4)
-                    raise err
+                        f"{record.label} (plugin {record.name!r}); unregister one of them")
+                # Entry-point plugins: both stay; the name becomes ambiguous (see _ambiguous).
+
+    def _warn_ambiguous(self) -> None:
+        for name, claims in sorted(self._types.items()):
+            if len(claims) > 1:
+                warnings.warn(str(self._ambiguous(name, claims)), PluginWarning, stacklevel=4)
+
+    def _ambiguous(self, name: str, claims: list[tuple[DeviceType, PluginRecord]]) -> DuplicateDeviceError:
+        owners = sorted((r for _, r in claims), key=_dist_name)
+        both = " and ".join(f"{r.label} (plugin {r.name!r})" for r in owners)
+        qualified = " or ".join(f"'{_dist_name(r)}:{name}'" for r in owners)
+        others = sorted({_dist_name(r) for r in self._records if r.status == "loaded" and r.device_types
+                         and r.distribution != BUILTIN and r not in owners})
+        allow = ",".join([_dist_name(owners[0]), *others])
+        return DuplicateDeviceError(
+            f"device name {name!r} is declared by both {both}. Choose one: name the distribution in the target "
+            f"string ({qualified}, e.g. \"{_dist_name(owners[0])}:{name}, c\"), or load only one of them with "
+            f"the allow-list TVMDEVICE_PLUGINS (e.g. TVMDEVICE_PLUGINS={allow} keeps "
+            f"{_dist_name(owners[0])} and the other plugins); or uninstall the other")
 
     def _drop(self, record: PluginRecord) -> None:
         for t in record.device_types:
             for n in t.names:
-                if self._types.get(n, (None, None))[1] is record:
-                    del self._types[n]
+                claims = [c for c in self._types.get(n, []) if c[1] is not record]
+                if claims:
+                    self._types[n] = claims
+                else:
+                    self._types.pop(n, None)
         if record.plugin is not None and self.pm.is_registered(record.plugin):
             self.pm.unregister(record.plugin)
 
@@ -286,36 +418,85 @@ class Registry:
         """Every available device type, each once."""
         self.load()
         out: list[DeviceType] = []
-        for t, _ in self._types.values():
-            if t not in out:
-                out.append(t)
+        for claims in self._types.values():
+            for t, _ in claims:
+                if t not in out:
+                    out.append(t)
         return out
 
     def device_names(self) -> list[str]:
-        return sorted(t.name for t in self.device_types())
+        return sorted({t.name for t in self.device_types()})
+
+    def conflicts(self, record: PluginRecord) -> dict[str, list[PluginRecord]]:
+        """The names of ``record``'s devices that other plugins declare too, and those plugins."""
+        self.load()
+        out = {}
+        for t in record.device_types:
+            for n in t.names:
+                others = [r for _, r in self._types.get(n, []) if r is not record]
+                if others and any(r is record for _, r in self._types.get(n, [])):
+                    out[n] = others
+        return out
 
     def device_type(self, name: str) -> DeviceType:
         """The device type called ``name`` (or one of its aliases).
 
+        ``name`` may be qualified by the distribution (or plugin) that provides
+        it, ``"tvmdevice-cmsis:cmsis-nn"``, to choose between plugins that
+        declare the same name.
+
         :raises UnknownDeviceError: listing installed names and how to install more.
-        :raises DuplicateDeviceError: two plugins claim the name.
+        :raises DuplicateDeviceError: two plugins declare the name and it is not
+            qualified; the message names both and how to choose.
         """
         return self._lookup(name)[0]
 
     def plugin_for(self, name: str) -> PluginRecord:
+        """The loaded plugin providing the device ``name`` (qualified or not, as :meth:`device_type`)."""
         return self._lookup(name)[1]
+
+    def resolve(self, name: str) -> tuple[DeviceType, PluginRecord]:
+        """Both answers at once: the device type called ``name`` and its plugin."""
+        return self._lookup(name)
 
     def _lookup(self, name: str) -> tuple[DeviceType, PluginRecord]:
         self.load()
-        if name in self._types:
-            return self._types[name]
-        if name in self._duplicates:
-            raise self._duplicates[name]
+        qualifier, sep, bare = name.rpartition(":")
+        claims = self._types.get(bare, [])
+        if sep:
+            chosen = [c for c in claims if c[1].provides(qualifier)]
+            if len(chosen) == 1:
+                return chosen[0]
+            if chosen:  # one distribution with two plugins declaring it: qualify by plugin name
+                raise self._ambiguous(bare, chosen)
+            providers = ", ".join(sorted(f"'{_dist_name(r)}:{bare}'" for _, r in claims))
+            if providers:
+                raise UnknownDeviceError(f"no installed distribution {qualifier!r} provides device {bare!r}; "
+                                         f"it is provided as {providers}")
+        elif len(claims) == 1:
+            return claims[0]
+        elif claims:
+            raise self._ambiguous(bare, claims)
         installed = ", ".join(self.device_names()) or "none"
         failed = [r for r in self._records if r.status == "failed"]
         hint = f"; {len(failed)} plugin(s) failed to load, see `tvmdevice plugins`" if failed else ""
         raise UnknownDeviceError(f"unknown device {name!r}. Installed devices: {installed}. "
-                                 f"To add it: pip install tvmdevice-{name}{hint}")
+                                 f"To add it: pip install tvmdevice-{bare}{hint}")
+
+    def _owner(self, dtype: DeviceType) -> PluginRecord:
+        """The plugin that declared this very device type object."""
+        owners = []
+        for claims in self._types.values():
+            for t, r in claims:
+                if t is dtype and r not in owners:
+                    owners.append(r)
+        if len(owners) == 1:
+            return owners[0]
+        if not owners:
+            return self.plugin_for(dtype.name)
+        raise DuplicateDeviceError(
+            f"device type {dtype.name!r} is the same object in {' and '.join(r.label for r in owners)} (one "
+            f"re-exports the other's), so they cannot be told apart; load only one of them with TVMDEVICE_PLUGINS")
 
     # ---------------------------------------------------------------- devices
     def create_device(self, name: str, options: dict[str, Any] | None = None, *,
@@ -360,7 +541,7 @@ class Registry:
         return self._capacity_hook("tvmdevice_workspace_capacity", dtype, options)
 
     def _capacity_hook(self, hook: str, dtype: DeviceType, options: dict[str, Any]) -> int | None:
-        record = self.plugin_for(dtype.name)
+        record = self._owner(dtype)
         impl = find_impl(self.pm, hook, record.plugin) or find_impl(self.pm, hook, _defaults)
         assert impl is not None  # the defaults plugin always has one
         kwargs = {"device_type": dtype, "options": options}
@@ -374,7 +555,7 @@ class Registry:
 
     def _compile_hook(self, hook: str, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any,
                       op_data: Any) -> Any:
-        record = self.plugin_for(dtype.name)
+        record = self._owner(dtype)
         impl = find_impl(self.pm, hook, record.plugin) or find_impl(self.pm, hook, _defaults)
         if impl is None:
             from .errors import NotSupportedError
@@ -391,11 +572,18 @@ class Registry:
                                  f"{type(exc).__name__}: {exc}") from exc
 
 
-def _dist_of(ep: metadata.EntryPoint) -> tuple[str, str]:
-    dist = getattr(ep, "dist", None)
-    if dist is None:
-        return "<unknown distribution>", ""
-    return dist.metadata["Name"] or dist.name, dist.version or ""
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+
+
+def _dist_name(record: PluginRecord) -> str:
+    return "tvmdevice" if record.distribution == BUILTIN else record.distribution
+
+
+def _can_probe() -> bool:
+    import sys
+
+    return bool(sys.executable)
 
 
 def _core_version() -> str:

@@ -10,6 +10,12 @@ followed by ``-key=value`` attributes or ``-flag`` booleans, typed by the
 options the device declares.  Values may be quoted (``-mcpu="cortex m55"``).
 The JSON form is accepted too: one object ``{"kind": "c", "mcpu": "..."}`` or
 a list of them.
+
+When two installed distributions declare the same device name, prefix the
+name with the distribution that should provide it (PEP 503 names compare
+normalized; a plugin's entry-point name works too)::
+
+    "tvmdevice-cmsis:cmsis-nn, c"
 """
 
 from __future__ import annotations
@@ -35,14 +41,22 @@ class TargetEntry:
 
     :ivar device_type: the resolved :class:`DeviceType`.
     :ivar attrs: the options the target string set explicitly, typed.
+    :ivar distribution: the distribution the target string chose the device
+        from (``"tvmdevice-cmsis:cmsis-nn"``), or None when it named the device alone.
     """
 
     device_type: DeviceType
     attrs: dict[str, Any] = field(default_factory=dict)
+    distribution: str | None = None
 
     @property
     def kind(self) -> str:
         return self.device_type.name
+
+    @property
+    def qualified_kind(self) -> str:
+        """The name as the registry resolves it: ``"dist:name"`` when a distribution was chosen."""
+        return f"{self.distribution}:{self.kind}" if self.distribution else self.kind
 
     @property
     def options(self) -> dict[str, Any]:
@@ -50,7 +64,7 @@ class TargetEntry:
         return {**self.device_type.default_options(), **self.attrs}
 
     def __str__(self) -> str:
-        parts = [self.kind]
+        parts = [self.qualified_kind]
         for key, value in self.attrs.items():
             if value is True:
                 parts.append(f"-{key}")
@@ -59,7 +73,7 @@ class TargetEntry:
         return " ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, **self.attrs}
+        return {"kind": self.qualified_kind, **self.attrs}
 
 
 @dataclass(frozen=True)
@@ -120,7 +134,7 @@ class Target:
             from . import get_registry
 
             registry = get_registry()
-        return [registry.create_device(e.kind, e.attrs, trace=trace) for e in self.entries]
+        return [registry.create_device(e.qualified_kind, e.attrs, trace=trace) for e in self.entries]
 
 
 def _format_value(value: Any) -> str:
@@ -209,7 +223,8 @@ def _parse_entry(chunk: str) -> tuple[str, list[tuple[str, Any]]]:
 
 
 def _make_entry(kind: str, attrs: list[tuple[str, Any]], registry: "Registry") -> TargetEntry:
-    dtype = registry.device_type(kind)
+    dtype, _ = registry.resolve(kind)
+    qualifier, _, _ = kind.rpartition(":")
     typed: dict[str, Any] = {}
     for key, value in attrs:
         opt = dtype.option(key)
@@ -222,4 +237,4 @@ def _make_entry(kind: str, attrs: list[tuple[str, Any]], registry: "Registry") -
         if key in typed:
             raise TargetOptionError(f"device {dtype.name!r}: option -{key} given twice")
         typed[key] = opt.convert(value, dtype.name)
-    return TargetEntry(dtype, typed)
+    return TargetEntry(dtype, typed, qualifier.strip() or None)

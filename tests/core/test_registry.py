@@ -86,7 +86,10 @@ def test_duplicate_device_names_name_both_distributions(install_fixture_plugin):
     with pytest.raises(DuplicateDeviceError) as info:
         reg.device_type("toy")
     assert "tvmdevice-toy " in str(info.value) and "tvmdevice-toy-clone" in str(info.value)
-    assert {_record(reg, "toy").status, _record(reg, "toy2").status} == {"failed"}
+    # Issue 11: a collision used to mark both plugins failed, removing the device the user asked for.
+    # Both stay loaded; the name is ambiguous until the user chooses (test_name_collisions_*).
+    assert {_record(reg, "toy").status, _record(reg, "toy2").status} == {"loaded"}
+    assert "TVMDEVICE_PLUGINS=" in str(info.value) and "'tvmdevice-toy-clone:toy'" in str(info.value)
     assert warned
 
 
@@ -170,3 +173,113 @@ def test_cli_plugins_json_lists_failed_plugins(install_fixture_plugin, tmp_path)
     text = subprocess.run([sys.executable, "-m", "tvmdevice", "plugins"], capture_output=True, text=True,
                           env=env, check=True).stdout
     assert "toy" in text and "failed" in text and "tvmdevice-broken" in text
+
+
+# ------------------------------------------------------------------ issue 11: isolation beyond Exception
+def test_sys_exit_at_import_is_a_load_failure_naming_the_distribution(install_fixture_plugin):
+    install_fixture_plugin("fixture_good", entry_name="toy")
+    install_fixture_plugin("fixture_sys_exit", dist="tvmdevice-quitter", version="2.0")
+    reg, warned = _load()
+    rec = _record(reg, "fixture_sys_exit")
+    assert rec.status == "failed" and "called sys.exit(3)" in rec.error
+    assert any("tvmdevice-quitter 2.0" in str(w.message) and "sys.exit(3)" in str(w.message) for w in warned)
+    assert rec.probe is not None and rec.probe.safe, "sys.exit is contained in-process, so the probe lets it through"
+    assert reg.device_type("toy").name == "toy"
+
+
+def test_keyboard_interrupt_raised_by_the_plugin_is_contained(install_fixture_plugin):
+    install_fixture_plugin("fixture_good", entry_name="toy")
+    install_fixture_plugin("fixture_keyboard_interrupt", dist="tvmdevice-kbi")
+    reg, warned = _load(probe="never")
+    rec = _record(reg, "fixture_keyboard_interrupt")
+    assert rec.status == "failed"
+    assert "raised KeyboardInterrupt, and no Ctrl-C was pressed" in rec.error
+    assert any("tvmdevice-kbi" in str(w.message) for w in warned)
+    assert reg.device_type("toy").name == "toy"
+
+
+def test_keyboard_interrupt_in_another_thread_is_the_plugins(install_fixture_plugin):
+    import threading
+
+    install_fixture_plugin("fixture_keyboard_interrupt")
+    out = {}
+    thread = threading.Thread(target=lambda: out.update(reg=_load(probe="never")[0]))
+    thread.start()
+    thread.join()
+    assert _record(out["reg"], "fixture_keyboard_interrupt").status == "failed"
+
+
+def test_a_real_ctrl_c_during_discovery_is_honoured_and_rolled_back(install_fixture_plugin):
+    install_fixture_plugin("fixture_good", entry_name="toy")
+    install_fixture_plugin("fixture_ctrl_c", entry_name="zz_ctrl_c")  # sorted after toy: toy loads first
+    reg = Registry(probe="never")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PluginWarning)
+        with pytest.raises(KeyboardInterrupt):
+            reg.load()
+    assert [r.name for r in reg._records] == ["c"], "nothing of the interrupted discovery is kept"
+    with pytest.raises(KeyboardInterrupt):  # the next question discovers afresh (and Ctrl-C comes again)
+        reg.device_names()
+    assert [r.name for r in reg._records] == ["c"]
+    import signal
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "the SIGINT handler is restored"
+
+
+def _colliding(install_fixture_plugin, **kwargs):
+    install_fixture_plugin("fixture_good", entry_name="toy", dist="tvmdevice-toy", version="1.0")
+    install_fixture_plugin("fixture_rival", entry_name="rival", dist="tvmdevice-rival", version="2.0")
+    return _load(**kwargs)
+
+
+def test_name_collisions_name_both_distributions_and_both_ways_to_choose(install_fixture_plugin):
+    reg, warned = _colliding(install_fixture_plugin)
+    assert {_record(reg, "toy").status, _record(reg, "rival").status} == {"loaded"}
+    with pytest.raises(DuplicateDeviceError) as info:
+        reg.device_type("toy")
+    text = str(info.value)
+    assert "tvmdevice-toy 1.0 (plugin 'toy')" in text and "tvmdevice-rival 2.0 (plugin 'rival')" in text
+    assert "'tvmdevice-rival:toy' or 'tvmdevice-toy:toy'" in text, "way 1: a qualified name in the target"
+    assert "with the allow-list TVMDEVICE_PLUGINS (e.g. TVMDEVICE_PLUGINS=tvmdevice-rival," in text, "way 2"
+    assert any("'toy' is declared by both" in str(w.message) for w in warned), "said at discovery too"
+    # Names only one of them declares keep working.
+    assert reg.device_type("toy-alias") is not reg.device_type("rival")
+    assert reg.plugin_for("rival").distribution == "tvmdevice-rival"
+    assert list(reg.conflicts(_record(reg, "toy"))) == ["toy"]
+
+
+def test_name_collisions_the_chosen_distribution_works(install_fixture_plugin):
+    reg, _ = _colliding(install_fixture_plugin)
+    mine = reg.device_type("tvmdevice-rival:toy")
+    assert mine.option("colour") is not None and mine is reg.device_type("rival")
+    assert reg.device_type("TVMDevice_Toy:toy").option("size") is not None, "PEP 503 normalized"
+    device = reg.create_device("tvmdevice-rival:toy", {"colour": "blue"})
+    device.init()
+    assert device.get_attr(0) == 2, "the rival's own hooks run"
+    device.release()
+    with pytest.raises(UnknownDeviceError, match="'tvmdevice-rival:toy', 'tvmdevice-toy:toy'"):
+        reg.device_type("tvmdevice-other:toy")
+
+
+def test_name_collisions_the_allow_list_chooses(install_fixture_plugin, monkeypatch):
+    install_fixture_plugin("fixture_good", entry_name="toy", dist="tvmdevice-toy")
+    install_fixture_plugin("fixture_rival", entry_name="rival", dist="tvmdevice-rival")
+    monkeypatch.setenv("TVMDEVICE_PLUGINS", "tvmdevice_rival")  # normalized like pip
+    reg, warned = _load()
+    assert not warned
+    assert reg.device_type("toy").option("colour") is not None
+    assert _record(reg, "toy").status == "disabled"
+
+
+def test_a_plugin_cannot_take_the_builtin_host_name(registry):
+    from tvmdevice import DeviceType, Field, Layout, hookimpl
+
+    class Squatter:
+        @hookimpl
+        def tvmdevice_device_types(self):
+            return [DeviceType("squat", Layout("tvm_device_squat_t", (Field("x", "uint32_t"),)),
+                               aliases=("c",))]
+
+    with pytest.raises((DuplicateDeviceError, PluginValidationError)):
+        registry.register(Squatter(), "squat")
+    assert registry.device_type("c").is_host

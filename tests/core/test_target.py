@@ -113,3 +113,27 @@ def test_create_devices_in_target_order(reg):
     devices = Target.parse("toy -size=7, c", reg).create_devices(reg)
     assert [d.name for d in devices] == ["toy", "c"]
     assert devices[0].options == {"size": 7, "fast": False}
+
+
+def test_distribution_qualified_names_choose_between_colliding_plugins(install_fixture_plugin):
+    from tvmdevice.errors import DuplicateDeviceError
+    from tvmdevice.registry import Registry
+
+    install_fixture_plugin("fixture_good", entry_name="toy", dist="tvmdevice-toy")
+    install_fixture_plugin("fixture_rival", entry_name="rival", dist="tvmdevice-rival")
+    with pytest.warns(Warning):
+        registry = Registry()
+        registry.load()
+    with pytest.raises(DuplicateDeviceError) as info:
+        Target.parse("toy, c", registry)
+    assert "tvmdevice-toy" in str(info.value) and "tvmdevice-rival" in str(info.value)
+    assert "TVMDEVICE_PLUGINS" in str(info.value)
+    t = Target.parse("tvmdevice-rival:toy -colour=blue, c", registry)
+    assert t.entries[0].distribution == "tvmdevice-rival" and t.entries[0].attrs == {"colour": "blue"}
+    assert str(t) == "tvmdevice-rival:toy -colour=blue, c"
+    assert Target.parse(str(t), registry) == t and Target.parse(t.to_json(), registry) == t
+    assert Target.parse('[{"kind": "tvmdevice-toy:toy", "size": 2}, "c"]', registry).entries[0].attrs == {"size": 2}
+    (toy, host) = Target.parse("tvmdevice-toy:toy, tvmdevice:c", registry).create_devices(registry)
+    assert toy.options == {"size": 4, "fast": False} and host.name == "c"
+    with pytest.raises(TargetError, match="appears twice"):
+        Target.parse("tvmdevice-toy:toy, tvmdevice-rival:toy, c", registry)

@@ -1,4 +1,4 @@
-"""``tvmdevice plugins``: list device plugins, their devices and status."""
+"""``tvmdevice plugins``: list device plugins, their devices and status; ``--probe`` re-probes them."""
 
 from __future__ import annotations
 
@@ -6,27 +6,43 @@ import argparse
 import json
 import sys
 
+from ..probe import ProbeResult
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plugins", help="list installed device plugins and their devices",
                        description="List every tvmdevice plugin found (loaded, failed or disabled) "
                                    "with its device types, memory kind, operators and options.")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.add_argument("--probe", action="store_true",
+                   help="import every plugin again in a separate process with a time limit and remember the "
+                        "verdicts (a plugin that crashed, exited or hung is skipped until its version changes "
+                        "or it is probed again)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="with --probe: seconds each plugin's import may take (default TVMDEVICE_PROBE_TIMEOUT or 20)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import warnings
 
-    from .. import get_registry
+    from .. import get_registry, set_registry
     from ..errors import PluginWarning
+    from ..registry import Registry
 
+    registry = get_registry()
+    if args.probe:
+        registry = Registry(probe="always", probe_timeout=args.timeout)
+        set_registry(registry)
     with warnings.catch_warnings():
         # Failures are shown in the listing itself; don't print them twice.
         warnings.simplefilter("ignore", PluginWarning)
-        records = get_registry().records()
+        records = registry.records()
     if args.json:
-        json.dump({"plugins": [r.to_json() for r in records]}, sys.stdout, indent=2)
+        listing = [{**r.to_json(), "conflicts": {name: [o.distribution for o in others]
+                                                 for name, others in registry.conflicts(r).items()}}
+                   for r in records]
+        json.dump({"plugins": listing}, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     from rich.console import Console
@@ -39,6 +55,15 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[bold]{escape(r.name)}[/] — {escape(r.label)}  {status}")
         if r.error:
             console.print(f"  reason:    {escape(r.error)}")
+        if args.probe and r.probe is not None:
+            verdict = "ok" if r.probe.safe else r.probe.verdict
+            console.print(f"  probe:     {verdict} ({r.probe.seconds:.2f} s){escape(_detail(r.probe))}")
+            for line in r.probe.output.splitlines() if not r.probe.safe else ():
+                console.print(f"             {escape(line)}")
+        for name, others in registry.conflicts(r).items():
+            dists = ", ".join(o.distribution for o in others)
+            console.print(f"  conflict:  {name!r} is also declared by {escape(dists)}; choose in the target "
+                          f"({escape(r.distribution)}:{name}) or with TVMDEVICE_PLUGINS")
         for t in r.device_types:
             host = " (host)" if t.is_host else ""
             aliases = f"  aliases: {', '.join(t.aliases)}" if t.aliases else ""
@@ -57,3 +82,7 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"{loaded} device type(s) available; {failed} plugin(s) failed. "
                   "More devices: pip install tvmdevice-<name>")
     return 0
+
+
+def _detail(result: ProbeResult) -> str:
+    return f": {result.detail}" if result.detail else ""
