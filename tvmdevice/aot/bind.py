@@ -76,6 +76,7 @@ class BoundPlan:
         self._arena_address = address_of(self.arena)
         self.blocks: dict[str, list[int]] = {}
         self._constants: dict[tuple[int, str], int] = {}
+        self._views: dict[int, np.ndarray] = {}
         self._allocate()
         self.loop = RunLoop(len(module.schedule.steps), self._kernel_failed)
         for step in module.schedule.steps:
@@ -115,12 +116,18 @@ class BoundPlan:
 
     def view(self, tensor: int) -> np.ndarray:
         """The host-arena view of a non-constant tensor (typed and shaped); a constant's own read-only data
-        (a graph output may be a constant: the schedule gives it no buffer, TFLM returns the model's data)."""
-        t = self.graph.tensors[tensor]
-        if t.data is not None:
-            return t.data
-        off = self.module.plan.pools[HOST].offsets[tensor_key(self.module.schedule.source(tensor), HOST)]
-        return self.arena[off: off + t.nbytes].view(t.dtype).reshape(t.shape)
+        (a graph output may be a constant: the schedule gives it no buffer, TFLM returns the model's data).
+
+        Made once per tensor: the arena never moves, and runs read their inputs' and outputs' views each time.
+        """
+        view = self._views.get(tensor)
+        if view is None:
+            t = self.graph.tensors[tensor]
+            if t.data is not None:
+                return t.data
+            off = self.module.plan.pools[HOST].offsets[tensor_key(self.module.schedule.source(tensor), HOST)]
+            view = self._views[tensor] = self.arena[off: off + t.nbytes].view(t.dtype).reshape(t.shape)
+        return view
 
     def tensor(self, index: int) -> np.ndarray:
         """A copy of tensor ``index`` (constants, host tensors, or device tensors)."""
