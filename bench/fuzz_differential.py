@@ -356,6 +356,16 @@ class CaseSource:
         return data, f"{name} {how}"
 
 
+class ReplaySource:
+    """Case files given on the command line (``--replay``), in order."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self.paths = paths
+
+    def case(self, i: int) -> tuple[bytes, str]:
+        return self.paths[i].read_bytes(), f"replay {self.paths[i]}"
+
+
 def serialize_fallback(spec: Any) -> bytes:
     from tvmdevice.aot.builder._flatbuffer import serialize
 
@@ -409,9 +419,11 @@ def _tvm_case(data: bytes, targets: list[str], seed: int) -> dict[str, Any]:
             if not str(e).strip():
                 cls = "empty-message:" + type(e).__name__
             result["targets"][target] = {"ok": False, "class": cls, "message": str(e)[:300]}
-        except (MemoryError, RecursionError) as e:
-            result["targets"][target] = {"ok": False, "class": f"raw-exception:{type(e).__name__}",
-                                         "message": str(e)[:300], "resource": True}
+        except MemoryError as e:
+            # Under RLIMIT_AS: the model asked for more memory than the limit
+            # before any check bounded it (issue 11 asks for such a bound).
+            result["targets"][target] = {"ok": False, "class": f"memory-error:{stage}",
+                                         "message": "".join(traceback.format_exception(e))[-1500:]}
         except Exception as e:  # noqa: BLE001 - a raw exception is a finding
             result["targets"][target] = {"ok": False, "class": f"raw-exception:{type(e).__name__}",
                                          "message": "".join(traceback.format_exception(e))[-1500:]}
@@ -592,7 +604,7 @@ def judge(tvm: tuple[str, Any], tflm: tuple[str, Any], targets: list[str]) -> tu
                 findings.append(f"mismatch:{t}")
         else:
             classes[t] = r["class"]
-            if r["class"].startswith(("raw-exception", "empty-message")) and not r.get("resource"):
+            if r["class"].startswith(("raw-exception", "empty-message", "memory-error")):
                 findings.append(f"{r['class']}:{t}")
     return findings, classes, tflm_class
 
@@ -624,7 +636,7 @@ def minimize(data: bytes, still_fails: Callable[[bytes], bool], budget: float) -
 class Campaign:
     args: argparse.Namespace
     targets: list[str]
-    source: CaseSource
+    source: CaseSource | ReplaySource
     out: Path
     done: int = 0
     next_case: int = 0
@@ -633,6 +645,8 @@ class Campaign:
     findings: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     finding_counts: Counter = dataclasses.field(default_factory=Counter)
     both_accept: int = 0
+    #: Cases TFLM crashed or hung on that tvmdevice ran (no comparison possible).
+    tflm_crash_tvm_runs: int = 0
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
     def take(self) -> int | None:
@@ -684,12 +698,16 @@ class Campaign:
                 self.both_accept += 1
             if tflm_class.startswith("tflm-"):
                 findings = findings + [tflm_class]  # saved for the record, not a disagreement
+                if any(c == "ok" for c in classes.values()):
+                    self.tflm_crash_tvm_runs += 1
             by_kind: dict[str, list[str]] = defaultdict(list)
             for f in findings:
                 by_kind[f.split(":")[0]].append(f)
             for kind, group in by_kind.items():
                 f = "; ".join(group)
                 self.finding_counts[kind] += 1
+                if self.finding_counts[kind] > self.args.keep:
+                    continue  # counted, not saved
                 digest = hashlib.sha1(data).hexdigest()[:10]
                 path = self.out / kind / f"case{i:07d}-{digest}.tflite"
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -732,17 +750,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=20.0, help="seconds per case per engine")
     ap.add_argument("--mem-limit", type=int, default=2048, help="MB of address space per worker")
     ap.add_argument("--out", type=Path, default=Path("fuzz-out"))
+    ap.add_argument("--keep", type=int, default=300, metavar="N", help="case files saved per finding class")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON (also written to OUT)")
     ap.add_argument("--minimize", type=float, default=0.0, metavar="SEC",
                     help="greedy byte-removal budget per disagreement (0: off)")
+    ap.add_argument("--replay", type=Path, nargs="+", metavar="FILE",
+                    help="run these case files instead of generated cases (triage, regression)")
     args = ap.parse_args(argv)
+    if args.replay:
+        args.cases = len(args.replay)
 
     targets = installed_targets([t.strip() for t in args.targets.split(";") if t.strip()])
     if not targets:
         print("no target installed", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    campaign = Campaign(args, targets, CaseSource(args.seed), args.out)
+    source = ReplaySource(args.replay) if args.replay else CaseSource(args.seed)
+    campaign = Campaign(args, targets, source, args.out)
     # Workers are forked from a server that imported the engines once, so a
     # worker replaced after a crash is ready in milliseconds.
     ctx = mp.get_context("forkserver")
@@ -756,6 +780,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {
         "cases": campaign.done, "seconds": round(elapsed, 1), "cases_per_s": round(campaign.done / elapsed, 2),
         "workers": args.workers, "seed": args.seed, "targets": targets, "both_accept": campaign.both_accept,
+        "tflm_crash_while_tvmdevice_runs": campaign.tflm_crash_tvm_runs,
         "tvmdevice_classes": {t: dict(c.most_common()) for t, c in campaign.tvm_hist.items()},
         "tflm_classes": dict(campaign.tflm_hist.most_common()),
         "findings": dict(campaign.finding_counts), "finding_files": campaign.findings[:200],
