@@ -609,23 +609,63 @@ def judge(tvm: tuple[str, Any], tflm: tuple[str, Any], targets: list[str]) -> tu
     return findings, classes, tflm_class
 
 
+def hints(data: bytes) -> list[str]:
+    """Features of a file that explain known divergences, for triage:
+    constants stored after the flatbuffer (``Buffer.offset``, which TFLM does
+    not read), buffers with both inline data and an offset, operator codes
+    whose two code fields disagree, more than one subgraph."""
+    import flatbuffers
+    import tflite
+
+    found: list[str] = []
+    try:
+        m = tflite.Model.GetRootAsModel(data, 0)
+        for i in range(m.BuffersLength()):
+            b = m.Buffers(i)
+            if b.Offset() > 1 and b.Size():
+                found.append("buffer-offset+data" if b.DataLength() else "buffer-offset")
+        for i in range(m.OperatorCodesLength()):
+            # Raw fields: the reader's BuiltinCode() answers the deprecated
+            # code when it is set, hiding a disagreement.
+            tab = m.OperatorCodes(i)._tab
+            o_dep, o_code = tab.Offset(4), tab.Offset(10)
+            dep = tab.Get(flatbuffers.number_types.Int8Flags, tab.Pos + o_dep) if o_dep else 0
+            code = tab.Get(flatbuffers.number_types.Int32Flags, tab.Pos + o_code) if o_code else 0
+            if code and dep != min(code, 127):
+                found.append("opcode-fields-disagree")
+        if m.SubgraphsLength() > 1:
+            found.append("subgraphs>1")
+    except Exception:  # noqa: BLE001 - unreadable: no hint
+        found.append("unreadable")
+    return sorted(set(found))
+
+
 # -- minimization ------------------------------------------------------------
 
 
 def minimize(data: bytes, still_fails: Callable[[bytes], bool], budget: float) -> bytes:
-    """Greedy byte removal: drop chunks (halving in size) while the finding remains."""
+    """Greedy byte removal: drop chunks (halving in size) while the finding
+    remains; then, since removing a byte shifts every flatbuffer offset after
+    it, zero chunks in place (same length) to strip what does not matter."""
     deadline = time.monotonic() + budget
-    chunk = max(1, len(data) // 4)
-    while chunk >= 1 and time.monotonic() < deadline:
-        i, changed = 0, False
-        while i < len(data) and time.monotonic() < deadline:
-            candidate = data[:i] + data[i + chunk:]
-            if candidate and still_fails(candidate):
-                data, changed = candidate, True
-            else:
-                i += chunk
-        if not changed:
-            chunk //= 2
+    for remove in (True, False):
+        chunk = max(1, len(data) // 4)
+        while chunk >= 1 and time.monotonic() < deadline:
+            i, changed = 0, False
+            while i < len(data) and time.monotonic() < deadline:
+                piece = data[i:i + chunk]
+                if not remove and not any(piece):
+                    i += chunk
+                    continue
+                candidate = data[:i] + (b"" if remove else bytes(len(piece))) + data[i + chunk:]
+                if candidate and still_fails(candidate):
+                    data, changed = candidate, True
+                    if not remove:
+                        i += chunk
+                else:
+                    i += chunk
+            if not changed:
+                chunk //= 2
     return data
 
 
@@ -645,6 +685,8 @@ class Campaign:
     findings: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     finding_counts: Counter = dataclasses.field(default_factory=Counter)
     both_accept: int = 0
+    #: Saved findings by class and file features (see :func:`hints`).
+    signatures: Counter = dataclasses.field(default_factory=Counter)
     #: Cases TFLM crashed or hung on that tvmdevice ran (no comparison possible).
     tflm_crash_tvm_runs: int = 0
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
@@ -712,7 +754,10 @@ class Campaign:
                 path = self.out / kind / f"case{i:07d}-{digest}.tflite"
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
-                note = {"case": i, "finding": f, "mutation": how, "classes": classes, "tflm": tflm_class,
+                signature = f"{kind} [{', '.join(hints(data)) or 'no hint'}]"
+                self.signatures[signature] += 1
+                note = {"case": i, "finding": f, "hints": signature, "mutation": how, "classes": classes,
+                        "tflm": tflm_class,
                         "tvm_messages": {t: r.get("message") for t, r in (tvm[1] or {}).get("targets", {}).items()}
                         if tvm[0] == "ok" else tvm, "tflm_message": tflm[1].get("message")
                         if tflm[0] == "ok" else tflm}
@@ -783,7 +828,8 @@ def main(argv: list[str] | None = None) -> int:
         "tflm_crash_while_tvmdevice_runs": campaign.tflm_crash_tvm_runs,
         "tvmdevice_classes": {t: dict(c.most_common()) for t, c in campaign.tvm_hist.items()},
         "tflm_classes": dict(campaign.tflm_hist.most_common()),
-        "findings": dict(campaign.finding_counts), "finding_files": campaign.findings[:200],
+        "findings": dict(campaign.finding_counts),
+        "saved_by_signature": dict(campaign.signatures.most_common()), "finding_files": campaign.findings[:200],
     }
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
     if args.json:

@@ -74,3 +74,17 @@ def test_a_small_campaign_stops_by_itself_and_writes_its_summary(tmp_path):
     assert sum(summary["tflm_classes"].values()) == 6
     # These six cases hold tvmdevice's own rules: no crash, hang or raw exception.
     assert not {k for k in summary["findings"] if k in ("crash", "hang", "raw-exception")}
+
+
+def test_minimizer_keeps_what_the_finding_needs():
+    data = bytes(range(1, 101))
+    # The "finding" needs bytes 40 and 41 next to each other; the rest is noise.
+    small = fuzz.minimize(data, lambda d: b"\x28\x29" in d, budget=5)
+    assert small == b"\x28\x29"
+
+
+def test_minimizer_zeroes_in_place_what_it_cannot_remove():
+    data = bytes(range(1, 33))
+    # Offsets must not move (length fixed) and byte 5 must stay: all else is zeroed.
+    small = fuzz.minimize(data, lambda d: len(d) == 32 and d[5] == 6, budget=5)
+    assert small == bytes(5) + b"\x06" + bytes(26)
