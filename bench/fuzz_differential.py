@@ -336,7 +336,8 @@ class CaseSource:
         self.specs = _builder_specs()
         from tvmdevice.aot.builder._flatbuffer import serialize
 
-        self.files = _shared_models() + [(name, serialize(spec)) for name, spec in self.specs]
+        self.shared = _shared_models()
+        self.files = self.shared + [(name, serialize(spec)) for name, spec in self.specs]
         self.ranges = {name: _table_ranges(data) for name, data in self.files}
 
     def case(self, i: int) -> tuple[bytes, str]:
@@ -348,7 +349,8 @@ class CaseSource:
             except Exception as e:  # noqa: BLE001 - the builder refused the mutated spec
                 data, how = serialize_fallback(spec), f"schema-unserializable({type(e).__name__})"
         else:
-            name, data = rng.choice(self.files)
+            # Half the byte-level cases start from a real model (there are few).
+            name, data = rng.choice(self.shared if self.shared and rng.random() < 0.5 else self.files)
             data, how = mutate_bytes(data, rng, self.ranges[name])
             if rng.random() < 0.1:
                 data, how2 = mutate_bytes(data, rng, [])
