@@ -646,11 +646,11 @@ def hints(data: bytes) -> list[str]:
 
 
 def minimize(data: bytes, still_fails: Callable[[bytes], bool], budget: float) -> bytes:
-    """Greedy byte removal: drop chunks (halving in size) while the finding
-    remains; then, since removing a byte shifts every flatbuffer offset after
-    it, zero chunks in place (same length) to strip what does not matter."""
+    """Greedy reduction while the finding remains: first zero chunks in place
+    (halving in size; the length and so every flatbuffer offset stays valid),
+    then drop chunks, which mostly trims data the offsets no longer reach."""
     deadline = time.monotonic() + budget
-    for remove in (True, False):
+    for remove in (False, True):
         chunk = max(1, len(data) // 4)
         while chunk >= 1 and time.monotonic() < deadline:
             i, changed = 0, False
