@@ -338,6 +338,9 @@ def tvmdevice_free_data_space(device: "Device", ptr: int) -> None:
 
     The framework has already checked that ``ptr`` is a live allocation of
     this device (double frees and foreign pointers never reach the plugin).
+    If the hook raises, the block stays tracked as live: Close calls this
+    hook again for it (and reports it as a leak if that fails too), so an
+    implementation must accept a second call for a block it failed to free.
 
     :param device: the owning device.
     :param ptr: the data pointer to free.
@@ -519,6 +522,9 @@ def tvmdevice_alloc_workspace(device: "Device", nbytes: int, type_hint: str | No
 @hookspec(firstresult=True)
 def tvmdevice_free_workspace(device: "Device", ptr: int) -> None:
     """Free scratch memory from AllocWorkspace.
+
+    As with FreeDataSpace, a block whose free raised stays tracked and is
+    freed again at Close.
 
     :param device: the device.
     :param ptr: the pointer to free.
