@@ -23,7 +23,7 @@ KERNEL_KINDS: tuple[str, ...] = tuple(k.op_type for k in KERNELS)
 #: TFLite operators the device has kernels for (prepare decides per operator).
 OPERATORS = frozenset(KERNEL_KINDS)
 
-#: Default cap on the scratch memory AllocWorkspace hands out, in KiB.
+#: Default limit on one kernel call's scratch, in KiB (placement declines calls that need more).
 DEFAULT_SCRATCH_KB = 256
 
 LAYOUT = Layout(
@@ -49,7 +49,8 @@ DEVICE_TYPE = DeviceType(
     layout=LAYOUT,
     options=(
         TargetOption("scratch_kb", int, DEFAULT_SCRATCH_KB,
-                     "cap on kernel scratch memory (AllocWorkspace) in KiB; 0 = no cap", minimum=0),
+                     "largest scratch one kernel call may use, in KiB (larger ones go to the next device); "
+                     "0 = no limit", minimum=0),
         TargetOption("mcpu", str, "", "CPU the kernels are meant for, e.g. cortex-m55 (informational)"),
     ),
     memory=MemoryKind.HOST,
