@@ -150,6 +150,11 @@ def tvmdevice_workspace_capacity(device_type: "DeviceType", options: dict[str, A
 
 
 @hookimpl(trylast=True)
+def tvmdevice_export_sources(device_type: "DeviceType", options: dict[str, Any], cpu: str) -> None:
+    return None
+
+
+@hookimpl(trylast=True)
 def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
                              op: "Operator") -> str | None:
     if op.type in device_type.operators:

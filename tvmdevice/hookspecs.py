@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover - imports for annotations only
     from .aot.ir import Graph, Operator
     from .device import Device
     from .device_type import DeviceType
+    from .export import DeviceSources
     from .kernel import PreparedCall
     from .ops import OpData
 
@@ -666,4 +667,39 @@ def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any
     C: none (compile time); the returned kernel is a ``tvmd_kernel_t``.
 
     Required for devices that declare operators.
+    """
+
+
+# --------------------------------------------------------------------------
+# Export (firmware)
+# --------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def tvmdevice_export_sources(device_type: "DeviceType", options: dict[str, Any],
+                             cpu: str) -> "DeviceSources | None":
+    """The C a device contributes to a model exported for ``cpu``.
+
+    ``tvmdevice export`` (:meth:`~tvmdevice.aot.compiler.CompiledModule.export`)
+    asks every device of the target once per CPU it builds for.  The result
+    names the device's portable C sources and include folders (shipped in the
+    plugin's wheel), its generated headers (``tvm_device_<name>.h``, params
+    structs), the defines and flags for that CPU, and which parts of the C
+    Device API the sources define (lifecycle, separate-memory functions, a
+    configure function run after Init).  See
+    :class:`~tvmdevice.export.DeviceSources` for the C contract.
+
+    :param device_type: the device type being exported.
+    :param options: its target options.
+    :param cpu: one of :data:`~tvmdevice.export.EXPORT_CPUS` (``"host"``,
+        ``"cortex-m55"``, ``"cortex-m4"``, ``"cortex-m3"``).
+    :returns: a :class:`~tvmdevice.export.DeviceSources`, or ``None`` when the
+        device cannot be exported for ``cpu`` (the export then fails, naming
+        the device and the operators placed on it).
+
+    ``firstresult``: the owner's implementation is the only one called.
+
+    C: none (export time).
+
+    Optional.  Default: ``None`` (the device does not export).
     """

@@ -540,6 +540,21 @@ class Registry:
         """The largest scratch one call may have on a device of ``dtype`` (None: no limit)."""
         return self._capacity_hook("tvmdevice_workspace_capacity", dtype, options)
 
+    def export_sources(self, dtype: DeviceType, options: dict[str, Any], cpu: str) -> Any:
+        """The owner of ``dtype``'s :class:`~tvmdevice.export.DeviceSources` for ``cpu`` (None: it does not export)."""
+        record = self._owner(dtype)
+        impl = find_impl(self.pm, "tvmdevice_export_sources", record.plugin) or find_impl(
+            self.pm, "tvmdevice_export_sources", _defaults)
+        assert impl is not None  # the defaults plugin always has one
+        kwargs = {"device_type": dtype, "options": options, "cpu": cpu}
+        try:
+            return impl.function(**{k: kwargs[k] for k in impl.argnames})
+        except TVMDeviceError:
+            raise
+        except Exception as exc:
+            raise TVMDeviceError(f"plugin {record.name!r}, device {dtype.name!r}: tvmdevice_export_sources raised "
+                                 f"for cpu {cpu!r}: {type(exc).__name__}: {exc}") from exc
+
     def _capacity_hook(self, hook: str, dtype: DeviceType, options: dict[str, Any]) -> int | None:
         record = self._owner(dtype)
         impl = find_impl(self.pm, hook, record.plugin) or find_impl(self.pm, hook, _defaults)

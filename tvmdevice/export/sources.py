@@ -1,0 +1,62 @@
+"""What a device contributes to an exported model: :class:`DeviceSources`.
+
+A device's ``tvmdevice_export_sources`` hook returns one for each CPU a model
+is exported for.  The exporter copies every file it names into the export's
+``devices/<name>/`` folder, writes the generated headers beside them and
+builds the sources into the model library with the given defines and flags:
+the same portable C99 the device's host extension compiles.
+
+The C side of the contract (names use the device's C name ``<Name>``, e.g.
+``CmsisNn`` for ``cmsis-nn``; ``tvm_device_<name>_t`` is its generated struct):
+
+* ``lifecycle``: the sources define ``int32_t TVMDevice<Name>{Init, Open,
+  Activate, Deactivate, Close, Destroy}(tvm_device_<name>_t*)``; the
+  generated ``tvmgen_<model>_open/run/close`` call them.
+* ``configure``: the name of a function ``int32_t f(tvm_device_<name>_t*)``
+  defined in ``code``, called right after Init: it sets what the device's
+  Python init hook sets from the target options (capacities, clocks...).
+* ``memory`` (devices with separate memory): the sources define
+  ``TVMDevice<Name>AllocDataSpace(dev, uint64_t nbytes, uint64_t alignment,
+  uint64_t* out_addr)``, ``TVMDevice<Name>FreeDataSpace(dev, uint64_t addr)``,
+  ``TVMDevice<Name>CopyToDevice(dev, uint64_t dst, const void* src, uint64_t
+  nbytes)`` and ``TVMDevice<Name>CopyFromDevice(dev, void* dst, uint64_t src,
+  uint64_t nbytes)``, all returning a ``tvmd_status_t`` and the copies
+  complete when they return.  Kernel buffers are then device addresses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["DeviceSources", "EXPORT_CPUS"]
+
+#: The CPUs an export builds for (names of :data:`tvmdevice.firmware.CPUS`).
+EXPORT_CPUS: tuple[str, ...] = ("host", "cortex-m55", "cortex-m4", "cortex-m3")
+
+
+@dataclass(frozen=True)
+class DeviceSources:
+    """The C a device contributes to an exported model for one CPU.
+
+    :param sources: C files compiled into the model library.
+    :param include_dirs: folders the sources include from (copied whole).
+    :param headers: generated headers, file name -> text (written beside the sources).
+    :param defines: preprocessor definitions, name -> value (``None``: defined without a value).
+    :param cflags: further compiler flags for this CPU.
+    :param lifecycle: the sources define the six ``TVMDevice<Name><Step>`` functions.
+    :param memory: the sources define the separate-memory functions (see the module doc).
+    :param configure: a function of ``code`` called after Init, or ``None``.
+    :param code: generated C source for this export (e.g. ``configure`` with the options baked in).
+    """
+
+    sources: tuple[Path, ...] = ()
+    include_dirs: tuple[Path, ...] = ()
+    headers: Mapping[str, str] = field(default_factory=dict)
+    defines: Mapping[str, str | None] = field(default_factory=dict)
+    cflags: tuple[str, ...] = ()
+    lifecycle: bool = False
+    memory: bool = False
+    configure: str | None = None
+    code: str = ""
