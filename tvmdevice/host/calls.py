@@ -41,7 +41,10 @@ def _conv(graph: "Graph", op: "Operator", d: ops.ConvData) -> _Plan:
 
 
 def _fully_connected(graph: "Graph", op: "Operator", d: ops.FullyConnectedData) -> _Plan:
-    return "fully_connected_s8", {}
+    if d.per_channel:
+        return "fully_connected_s8", {"quant_stride": 1}
+    # Per-tensor weights: one multiplier and shift, not out_ch copies (flash in an export).
+    return "fully_connected_s8", {"quant_stride": 0, "multiplier": d.multiplier[:1], "shift": d.shift[:1]}
 
 
 def _pool(graph: "Graph", op: "Operator", d: ops.PoolData) -> _Plan:

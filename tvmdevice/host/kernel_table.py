@@ -65,7 +65,10 @@ FULLY_CONNECTED_PARAMS = Layout("tvmd_c_fully_connected_params_t", (
     Field("input_offset", "int32_t", doc="-input zero point"),
     Field("filter_offset", "int32_t", doc="-weights zero point (0 when per-channel)"),
     Field("output_offset", "int32_t", doc="output zero point"),
-    *_CLAMP, *_CHANNEL_QUANT,
+    *_CLAMP,
+    Field("quant_stride", "int32_t", doc="1: multiplier and shift per channel; 0: one of each (per-tensor)"),
+    Field("multiplier", "const int32_t*", doc="[out_ch], or [1] when quant_stride is 0: Q31 multipliers"),
+    Field("shift", "const int32_t*", doc="like multiplier: shifts, positive = left"),
 ), doc="FULLY_CONNECTED, [batches, accum_depth] x [out_ch, accum_depth]^T, int8.")
 
 POOL_PARAMS = Layout("tvmd_c_pool_params_t", (

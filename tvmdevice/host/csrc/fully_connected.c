@@ -3,7 +3,8 @@
  * (per-tensor weights, with the weights offset) and FullyConnectedPerChannel
  * (per-channel weights, offset 0) in one loop: each output is
  * sum((input + input_offset) * (weight + filter_offset)) + bias, requantized
- * with its channel's multiplier and shift, offset and clamped.
+ * with its channel's multiplier and shift, offset and clamped.  Per-tensor
+ * weights keep one multiplier and shift (quant_stride 0), not one per channel.
  */
 #include "internal.h"
 
@@ -24,7 +25,8 @@ int32_t tvmd_c_fully_connected_s8(const void* params, void* const* buffers, void
         acc += (uint32_t)(((int32_t)x[d] + p->input_offset) * ((int32_t)w[d] + p->filter_offset));
       }
       if (bias != NULL) acc += (uint32_t)bias[oc];
-      const int32_t y = tvmd_multiply_by_quantized_multiplier(tvmd_c_wrap(acc), p->multiplier[oc], p->shift[oc]);
+      const size_t q = (size_t)oc * (size_t)p->quant_stride;
+      const int32_t y = tvmd_multiply_by_quantized_multiplier(tvmd_c_wrap(acc), p->multiplier[q], p->shift[q]);
       output[(size_t)b * (size_t)p->out_ch + (size_t)oc] =
           tvmd_c_clamp_s8(y + p->output_offset, p->act_min, p->act_max);
     }
