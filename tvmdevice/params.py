@@ -123,7 +123,14 @@ class ParamsStruct:
         """The struct's bytes as the host's C compiler lays them out."""
         return self._storage.tobytes()
 
-    def c_initializer(self, name: str, array_names: Mapping[str, str] | None = None) -> str:
+    def pointer_arrays(self) -> dict[str, np.ndarray]:
+        """Every non-NULL pointer member's array, keyed by its path as :meth:`c_initializer` names it."""
+        found: dict[str, np.ndarray] = {}
+        _find_arrays(self._layout, self._values, "", found)
+        return found
+
+    def c_initializer(self, name: str, array_names: Mapping[str, str] | None = None, *,
+                      storage: str = "static const") -> str:
         """``static const <c_type> <name> = { .member = ..., };``: this struct as C source.
 
         :param name: the C identifier to define.
@@ -131,13 +138,14 @@ class ParamsStruct:
             points to (e.g. the name of a ``static const`` array the caller
             emits), keyed by member name; members of nested structs are keyed by
             their path (``"q.table"``, ``"items[1].table"``).
+        :param storage: the qualifiers before the type (``"const"`` for external linkage).
         :raises ValueError: ``name`` is not a C identifier, or a non-NULL pointer
             member has no entry in ``array_names``.
         """
         if not name.isidentifier():
             raise ValueError(f"{name!r} is not a C identifier")
         body = _c_struct(self._layout, self._values, array_names or {}, "", 0)
-        return f"static const {self._layout.c_type} {name} = {body};\n"
+        return f"{storage} {self._layout.c_type} {name} = {body};\n"
 
     def __repr__(self) -> str:
         return f"ParamsStruct({self._layout.c_type}, {dict(self._values)!r})"
@@ -290,6 +298,19 @@ def _freeze(v: Any) -> Any:
 
 
 # ---------------------------------------------------------------- C source
+
+
+def _find_arrays(layout: Layout, values: Mapping[str, Any], prefix: str, found: dict[str, np.ndarray]) -> None:
+    for f in layout.fields:
+        v, path = values[f.name], prefix + f.name
+        if f.is_pointer:
+            if v is not None:
+                found[path] = v
+        elif isinstance(f.ctype, Layout):
+            items = _flat(v) if f.count else [v]
+            for i, item in enumerate(items):
+                at = f"{path}[{i}]" if f.count else path
+                _find_arrays(f.ctype, item, at + ".", found)
 
 
 def _c_struct(layout: Layout, values: Mapping[str, Any], array_names: Mapping[str, str], prefix: str,

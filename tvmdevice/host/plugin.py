@@ -25,6 +25,7 @@ from ..options import TargetOption
 if TYPE_CHECKING:  # pragma: no cover
     from ..aot.ir import Graph, Operator
     from ..device import Device
+    from ..export import DeviceSources
     from ..kernel import PreparedCall
     from ..ops import OpData
 
@@ -195,3 +196,18 @@ def tvmdevice_prepare_operator(device_type: DeviceType, options: dict[str, Any],
     from . import calls
 
     return calls.prepare(graph, op, op_data)
+
+
+# -------------------------------------------------------------------- export
+@hookimpl
+def tvmdevice_export_sources(device_type: DeviceType, options: dict[str, Any], cpu: str) -> "DeviceSources":
+    # The same portable C99 files the host extension compiles, for every CPU;
+    # the device has no C struct in firmware (its kernels ignore the handle).
+    from pathlib import Path
+
+    from ..export import DeviceSources
+    from .headers import HEADERS
+
+    csrc = Path(__file__).resolve().parent / "csrc"
+    return DeviceSources(sources=tuple(sorted(csrc.glob("*.c"))), include_dirs=(csrc,),
+                         headers={name: render() for name, render in HEADERS.items()})

@@ -1,0 +1,218 @@
+"""Building and running an export: natively for the host, under ``qemu-system-arm`` for Cortex-M.
+
+:func:`build_export` compiles the export's own files (the lists in
+``metadata.json``, as its Makefile does) with :func:`tvmdevice.firmware.build`,
+cached under ``DIR/build/<cpu>``; :func:`run_export` writes the inputs to
+files, runs the runner, reads the outputs and every device struct back, and
+measures the image: flash (code, the model's constants and params, the rest)
+and RAM (the planned pools, static RAM, the stack's high-water mark) from the
+linked ELF, instructions per run counted under QEMU.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidArgumentError, KernelError
+from ..firmware import Footprint, Image, RunResult, build, measure, run
+from ..firmware.build import compiler_flags
+from ..firmware.cpus import get_cpu
+from ..firmware.elf import read_elf
+from ..layout import Layout
+from . import layout as L
+from .runner import EXIT_CODES
+
+__all__ = ["ExportRun", "load_metadata", "build_export", "run_export", "is_export"]
+
+
+def is_export(path: "str | Path") -> bool:
+    """True when ``path`` is a directory written by ``tvmdevice export``."""
+    p = Path(path)
+    return p.is_dir() and (p / L.METADATA).is_file()
+
+
+def load_metadata(directory: "str | Path") -> dict[str, Any]:
+    """The export's ``metadata.json`` (``InvalidArgumentError`` when ``directory`` is not an export)."""
+    path = Path(directory) / L.METADATA
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InvalidArgumentError(f"{directory} is not an export: it has no {L.METADATA} "
+                                   "(make one with `tvmdevice export MODEL -t TARGET -o DIR`)") from None
+    except (OSError, ValueError) as exc:
+        raise InvalidArgumentError(f"{path} cannot be read: {exc}") from None
+    if meta.get("format") != "tvmdevice-mlf" or meta.get("format_version") != L.FORMAT_VERSION:
+        raise InvalidArgumentError(f"{path} is not a tvmdevice export of format version {L.FORMAT_VERSION}; "
+                                   "export the model again with this version")
+    return meta
+
+
+def build_export(directory: "str | Path", cpu: str) -> Image:
+    """The runner of the export in ``directory`` built for ``cpu`` (reused when nothing changed).
+
+    :raises ToolchainMissingError: the CPU's compiler is not installed (the message says what to install).
+    :raises FirmwareBuildError: the build failed (the message has the compiler's first error).
+    """
+    root = Path(directory).resolve()
+    meta = load_metadata(root)
+    cpus = meta["build"]["cpus"]
+    if cpu not in cpus:
+        raise InvalidArgumentError(f"unknown cpu {cpu!r}: the export builds for {', '.join(cpus)}")
+    b = cpus[cpu]
+    base = compiler_flags(get_cpu(cpu))
+    extra = [f for f in b["cflags"] if f not in base]
+    sources = [root / s for s in [*b["sources"], meta["build"]["runner"]]]
+    return build(sources, [root / d for d in b["include_dirs"]], cpu, root / "build" / cpu, b["defines"],
+                 name="runner", extra_cflags=extra)
+
+
+@dataclass(frozen=True)
+class ExportRun:
+    """What one run of an export produced and cost."""
+
+    cpu: str
+    outputs: list[np.ndarray]
+    #: device name -> its struct's members after the run (counters, power state...)
+    devices: dict[str, dict[str, Any]]
+    result: RunResult
+    footprint: Footprint
+    #: flash bytes of the model's constants and of its operators' params (from the image's symbols)
+    model_constants: int
+    model_params: int
+    pools: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def instructions(self) -> int | None:
+        """Instructions one (warm) run executes, under QEMU; None on the host."""
+        r = self.result
+        if r.region_instructions is None or not r.regions:
+            return None
+        return r.region_instructions // r.regions
+
+    def to_json(self) -> dict[str, Any]:
+        fp = self.footprint
+        stack = self.result.stack_used
+        return {
+            "cpu": self.cpu,
+            "flash": {"code": fp.flash_code, "constants": self.model_constants, "params": self.model_params,
+                      "other_constants": fp.flash_constants - self.model_constants - self.model_params,
+                      "data": fp.flash_data, "total": fp.flash},
+            "ram": {"pools": self.pools, "static": fp.ram, "stack": stack,
+                    "total": fp.ram + (stack or 0)},
+            "instructions": self.instructions,
+            "devices": self.devices,
+        }
+
+
+def _symbol_bytes(image: Image, prefix: str) -> tuple[int, int, dict[str, int]]:
+    constants = params = 0
+    pools: dict[str, int] = {}
+    for sym in read_elf(image.path).symbols:
+        if sym.name.startswith(f"{prefix}_constant_"):
+            constants += sym.size
+        elif sym.name.startswith(f"{prefix}_op"):
+            params += sym.size
+        elif sym.name.endswith("_pool") and sym.name.startswith(prefix):
+            pools["host"] = sym.size
+    return constants, params, pools
+
+
+def _check_inputs(meta: dict[str, Any], inputs: Sequence[np.ndarray]) -> list[bytes]:
+    specs = meta["inputs"]
+    if len(inputs) != len(specs):
+        raise InvalidArgumentError(f"the model takes {len(specs)} input{'s' if len(specs) != 1 else ''}, "
+                                   f"got {len(inputs)}")
+    data = []
+    for spec, x in zip(specs, inputs):
+        arr = np.asarray(x)
+        if arr.dtype != np.dtype(spec["dtype"]) or list(arr.shape) != spec["shape"]:
+            raise InvalidArgumentError(f"input {spec['name']!r} must be {spec['dtype']} {spec['shape']}, "
+                                       f"got {arr.dtype.name} {list(arr.shape)}")
+        data.append(np.ascontiguousarray(arr).tobytes())
+    return data
+
+
+def run_export(directory: "str | Path", cpu: str, inputs: Sequence[np.ndarray], *,
+               timeout: float = 120.0) -> ExportRun:
+    """Build (cached) and run the export in ``directory`` on ``cpu`` with ``inputs``.
+
+    :raises InvalidArgumentError: wrong inputs (count, dtype, shape) or not an export.
+    :raises KernelError: the generated run returned a failing status (the message names the call).
+    :raises ToolchainMissingError, FirmwareBuildError, FirmwareTimeoutError, FirmwareRunError: see
+        :mod:`tvmdevice.firmware`.
+    """
+    root = Path(directory).resolve()
+    meta = load_metadata(root)
+    data = _check_inputs(meta, inputs)
+    image = build_export(root, cpu)
+    with tempfile.TemporaryDirectory(prefix="tvmd-export-run-") as tmp:
+        work = Path(tmp)
+        names = [f"in{k}.bin" for k in range(len(data))]
+        for name, blob in zip(names, data):
+            (work / name).write_bytes(blob)
+        outs = [f"out{k}.bin" for k in range(len(meta["outputs"]))]
+        result = run(image, [*names, *outs, "devices.bin"], cwd=work, timeout=timeout, check=False)
+        if result.status == 1 and result.fault is None:
+            detail = result.stderr.strip().splitlines()
+            raise KernelError(f"the exported model failed on {cpu}: "
+                              f"{detail[-1] if detail else 'status 1 (no message)'}")
+        if result.status != 0 or result.fault is not None:
+            from ..firmware.errors import FirmwareRunError
+
+            what = f"the export's runner on {cpu}"
+            reason = f"a CPU fault ({result.fault})" if result.fault else \
+                f"status {result.status} ({EXIT_CODES.get(result.status, 'unknown')})"
+            stderr = result.stderr.strip().splitlines()
+            raise FirmwareRunError(f"{what} stopped with {reason}" + (f": {stderr[-1]}" if stderr else ""), result)
+        outputs = []
+        for spec, name in zip(meta["outputs"], outs):
+            raw = (work / name).read_bytes()
+            outputs.append(np.frombuffer(raw, dtype=spec["dtype"]).reshape(spec["shape"]).copy())
+        states = _device_states(meta, (work / "devices.bin").read_bytes(), cpu)
+    constants, params, pools = _symbol_bytes(image, meta["prefix"])
+    for memory, pool in meta["memory"]["pools"].items():
+        if memory != "host":
+            pools[memory] = pool["bytes"]
+    return ExportRun(cpu, outputs, states, result, measure(image), constants, params, pools)
+
+
+def _device_states(meta: dict[str, Any], blob: bytes, cpu: str) -> dict[str, dict[str, Any]]:
+    from .. import get_registry
+    from ..layout import HOST, ILP32
+
+    model = HOST if get_cpu(cpu).is_host else ILP32
+    types = {t.name: t for t in get_registry().device_types()}
+    states: dict[str, dict[str, Any]] = {}
+    offset = 0
+    for d in meta["devices"]:
+        if d["struct"] is None:
+            continue
+        dtype = types.get(d["name"])
+        if dtype is None:
+            break  # the plugin is not installed here: its struct cannot be decoded
+        layout: Layout = dtype.layout.for_data_model(model)
+        chunk = blob[offset: offset + layout.size]
+        offset += layout.size
+        states[d["name"]] = _decode(layout, chunk)
+    return states
+
+
+def _decode(layout: Layout, chunk: bytes) -> dict[str, Any]:
+    from ..layout import struct_view
+
+    buf = np.frombuffer(bytearray(chunk), dtype=np.uint8)
+    view = struct_view(layout, buf)
+    out: dict[str, Any] = {}
+    for f in layout.fields:
+        if f.is_pointer or f.name not in view:
+            continue
+        value = view[f.name]
+        out[f.name] = value.tolist() if f.count else (value[0].item() if hasattr(value, "__len__") else value)
+    return out
