@@ -6,39 +6,15 @@ them they skip, saying what to install, except under ``CI=true``, where a missin
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
-import pytest
 
-from tvmdevice import firmware
+from tvmdevice.testing.firmware import missing_tools, require_tools  # noqa: F401 - used by the tests
 
 PROGRAMS = Path(__file__).parent / "programs"
 ARM_CPUS = ("cortex-m55", "cortex-m4", "cortex-m3")
 ALL_CPUS = ("host", *ARM_CPUS)
-
-
-def missing_tools(cpu: str) -> str | None:
-    """Why images for ``cpu`` cannot be built and run here (naming what to install), or None when they can."""
-    try:
-        the_cpu = firmware.get_cpu(cpu)
-        firmware.find_toolchain(the_cpu)
-        if not the_cpu.is_host:
-            firmware.find_qemu(the_cpu)
-    except firmware.ToolchainMissingError as e:
-        return str(e)
-    return None
-
-
-def require_tools(cpu: str) -> None:
-    """Skip when ``cpu``'s tools are missing; under CI=true a missing Cortex-M tool fails instead."""
-    why = missing_tools(cpu)
-    if why is None:
-        return
-    if os.environ.get("CI") == "true" and cpu != "host":
-        pytest.fail(f"CI=true and a Cortex-M tool is missing: {why}")
-    pytest.skip(why)
 
 
 class DenseLayer:

@@ -23,21 +23,10 @@ from tvmdevice.aot.builder import ModelBuilder, demo_model
 from tvmdevice.host import plugin
 from tvmdevice.host.headers import write_headers
 from tvmdevice.host.kernel_table import KERNELS
+from tvmdevice.testing.firmware import require_tools
 
 CSRC = Path(plugin.__file__).parent / "csrc"
 CPUS = ["host", "cortex-m55", "cortex-m4"]
-
-
-def _require(cpu: str) -> None:
-    the_cpu = firmware.get_cpu(cpu)
-    try:
-        firmware.find_toolchain(the_cpu)
-        if not the_cpu.is_host:
-            firmware.find_qemu(the_cpu)
-    except firmware.ToolchainMissingError as e:
-        if os.environ.get("CI") == "true" and not the_cpu.is_host:
-            pytest.fail(f"CI=true and a Cortex-M tool is missing: {e}")
-        pytest.skip(f"{e} (needs apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)")
 
 
 def every_kernel_model() -> bytes:
@@ -116,7 +105,7 @@ def test_the_every_kernel_model_calls_every_kernel(program):
 @pytest.mark.parametrize("name", [*BUILT, *REAL])
 @pytest.mark.parametrize("cpu", CPUS)
 def test_the_c_kernels_give_the_executors_bits_on_every_cpu(program, tmp_path, cpu, name):
-    _require(cpu)
+    require_tools(cpu)
     work, expected, _ = program(name)
     image = firmware.build([work / "model.c", *sorted(CSRC.glob("*.c"))],
                            [work / "generated", tvmdevice.get_include(), CSRC], cpu, tmp_path, name="model")

@@ -45,6 +45,8 @@ class CompiledModule:
     prepared: dict[int, PreparedCall]
     registry: "Registry"
     preserve_all_tensors: bool = False
+    #: the ``.tflite`` bytes the module was compiled from (None for a Graph)
+    source_model: bytes | None = None
 
     def executor(self, *, trace: bool | None = None, timeline: Any = None) -> "Executor":
         """Create an executor: opens every device and preloads constants.
@@ -54,6 +56,18 @@ class CompiledModule:
         from .executor import Executor
 
         return Executor(self, trace=trace, timeline=timeline)
+
+    def export(self, directory: "str | Path", *, name: str | None = None, external_pools: bool = False,
+               mcpu: str | None = None) -> Path:
+        """Write this module as C for firmware into ``directory`` (TVM's Model Library Format).
+
+        The same as ``tvmdevice export``; see :func:`tvmdevice.export.export`.  Devices with an
+        ``mcpu`` option the target leaves empty are prepared for ``mcpu`` (default ``cortex-m55``).
+        """
+        from ..export.writer import DEFAULT_MCPU, export
+
+        return export(self, directory, name=name or self.graph.name, external_pools=external_pools,
+                      mcpu=mcpu or DEFAULT_MCPU, source_model=self.source_model)
 
     def report(self) -> str:
         """Placement and memory per pool (activations + scratch + constants), as printed by ``tvmdevice run``."""
@@ -121,7 +135,12 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
     plan = plan_memory(schedule, constants)
     prepared = {p.op_index: p.call for p in placement.ops if p.call is not None}
     plan.pools[HOST].params_bytes = sum(_params_footprint(call.params) for call in prepared.values())
-    return CompiledModule(graph, tgt, placement, schedule, plan, prepared, registry, preserve_all_tensors)
+    source = None
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        source = bytes(model)
+    elif isinstance(model, (str, Path)) and Path(model).is_file():
+        source = Path(model).read_bytes()
+    return CompiledModule(graph, tgt, placement, schedule, plan, prepared, registry, preserve_all_tensors, source)
 
 
 def _params_footprint(params: Any) -> int:

@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     import importlib
 
-    for name in ("plugins_cmd", "run_cmd", "check_cmd", "header_cmd"):
+    for name in ("plugins_cmd", "run_cmd", "export_cmd", "check_cmd", "header_cmd"):
         try:
             command = importlib.import_module(f"{__package__}.{name}")
         except ModuleNotFoundError as exc:

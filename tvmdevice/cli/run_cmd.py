@@ -14,8 +14,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "run", help="run an int8 TFLite model on the devices of a target",
         description="Compile MODEL for TARGET (placement, memory plan), open the devices, run the inputs and "
                     "print the placement, memory per pool and outputs. Without MODEL, runs the built-in int8 "
-                    "demo CNN. Without --target, uses every installed device, accelerators first, host 'c' last.")
-    p.add_argument("model", nargs="?", help=".tflite file (default: the built-in demo model)")
+                    "demo CNN. Without --target, uses every installed device, accelerators first, host 'c' last. "
+                    "When MODEL is a directory written by `tvmdevice export`, builds its C (cached) and runs it "
+                    "natively (--cpu host) or under qemu-system-arm (--cpu cortex-m55|cortex-m4|cortex-m3).")
+    p.add_argument("model", nargs="?", help=".tflite file or export directory (default: the built-in demo model)")
+    p.add_argument("--cpu", metavar="CPU",
+                   help="for an export: host (default), cortex-m55 (QEMU mps3-an547), cortex-m4 (mps2-an386) or "
+                        "cortex-m3 (mps2-an385)")
     p.add_argument("--target", "-t", help="target string, e.g. 'woofles -sram_kb=256, cmsis-nn, c'")
     p.add_argument("--input", "-i", action="append", default=[], metavar="X.npy",
                    help="input .npy per model input; a stacked .npy (leading batch axis) or a directory of .npy "
@@ -29,13 +34,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _load_inputs(args: argparse.Namespace, graph: Any) -> list[list[Any]]:
-    """Samples: a list of per-sample input lists."""
+def _load_inputs(args: argparse.Namespace, specs: list[Any]) -> list[list[Any]]:
+    """Samples: a list of per-sample input lists (``specs``: objects with ``shape`` and ``dtype``)."""
     import numpy as np
 
     from ..errors import InvalidArgumentError
 
-    specs = [graph.tensors[t] for t in graph.inputs]
     if not args.input:
         rng = np.random.default_rng(args.seed)
         sample = []
@@ -65,6 +69,17 @@ def _load_inputs(args: argparse.Namespace, graph: Any) -> list[list[Any]]:
     return [arrays]
 
 
+def save_outputs(directory: str, outputs: list[list[Any]]) -> None:
+    """``output_<k>.npy`` per model output in ``directory`` (stacked when there are several samples)."""
+    import numpy as np
+
+    out_dir = Path(directory)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for k in range(len(outputs[0])):
+        stacked = np.stack([o[k] for o in outputs]) if len(outputs) > 1 else outputs[0][k]
+        np.save(out_dir / f"output_{k}.npy", stacked)
+
+
 def run(args: argparse.Namespace) -> int:
     import numpy as np
     from rich.console import Console
@@ -74,6 +89,15 @@ def run(args: argparse.Namespace) -> int:
     from .. import get_registry
 
     console = Console(stderr=args.json, highlight=False)
+    if args.model and Path(args.model).is_dir():
+        from .export_cmd import run_exported
+
+        return run_exported(args, console)
+    if args.cpu:
+        from ..errors import InvalidArgumentError
+
+        raise InvalidArgumentError("--cpu runs an export: export the model first "
+                                   "(tvmdevice export MODEL -t TARGET -o DIR), then tvmdevice run DIR --cpu ...")
     registry = get_registry()
     timeline = None
     if args.trace:
@@ -89,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
         model, name = demo_model(), "demo"
     module = tvm_compile(model, args.target, strict=args.strict, registry=registry, name=name)
-    samples = _load_inputs(args, module.graph)
+    samples = _load_inputs(args, [module.graph.tensors[t] for t in module.graph.inputs])
     if not args.json:
         console.print(f"[bold]model[/] {name}: {len(module.graph.operators)} operators; "
                       f"[bold]target[/] {module.target}")
@@ -110,11 +134,7 @@ def run(args: argparse.Namespace) -> int:
         timeline.write_chrome_trace(args.trace)
         registry.unregister("tvmdevice-run-trace")
     if args.output:
-        out_dir = Path(args.output)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for k in range(len(module.graph.outputs)):
-            stacked = np.stack([o[k] for o in outputs]) if len(outputs) > 1 else outputs[0][k]
-            np.save(out_dir / f"output_{k}.npy", stacked)
+        save_outputs(args.output, outputs)
     if args.json:
         json.dump({"model": name, "target": str(module.target), "placement": module.placement.to_json(),
                    "memory": module.plan.to_json(), "samples": len(outputs),

@@ -1,5 +1,13 @@
-"""Exporting a compiled model as C: TVM's Model Library Format for firmware."""
+"""Exporting a compiled model as C for firmware: TVM's Model Library Format.
 
+:func:`export` writes the directory (``tvmdevice export``, ``module.export``);
+:func:`run_export` builds it for a CPU and runs it (``tvmdevice run DIR --cpu``);
+:class:`DeviceSources` is what a device plugin contributes to it.
+"""
+
+from .run import ExportRun, build_export, is_export, load_metadata, run_export
 from .sources import EXPORT_CPUS, DeviceSources
+from .writer import DEFAULT_MCPU, export, for_firmware
 
-__all__ = ["DeviceSources", "EXPORT_CPUS"]
+__all__ = ["DEFAULT_MCPU", "DeviceSources", "EXPORT_CPUS", "ExportRun", "build_export", "export", "for_firmware",
+           "is_export", "load_metadata", "run_export"]

@@ -247,13 +247,13 @@ class _Writer:
         op = self.graph.operators[step.op_index]
         call = self.module.prepared[op.index]
         device = self.by_name[step.device]
-        if not is_c_kernel(call.kernel) or not isinstance(call.params, ParamsStruct):
+        if not is_c_kernel(call.kernel) or not (call.params is None or isinstance(call.params, ParamsStruct)):
             from ..errors import NotSupportedError
 
             raise NotSupportedError(f"operator #{op.index} {op.type} on device {step.device!r} runs a Python kernel "
                                     f"({call.name}), which has no C to export; use a device with C kernels for it")
         symbol = kernel_info(call.kernel)[0]
-        params = self.params(op.index, call.params)
+        params = "NULL" if call.params is None else "&" + self.params(op.index, call.params)
         buffers = [self.buffer(t, step.memory) for t in op.inputs]
         buffers += [self.buffer(t, step.memory) for t in op.outputs]
         if step.scratch_bytes:
@@ -264,7 +264,7 @@ class _Writer:
         listed = ",\n        ".join(buffers)
         return (f"  {{ /* operator #{op.index} {op.type} on {step.device} */\n"
                 f"    void* const buffers[] = {{\n        {listed}}};\n"
-                f"    status = {symbol}(&{params}, buffers, {handle});\n"
+                f"    status = {symbol}({params}, buffers, {handle});\n"
                 f"    if (status != TVMD_OK) return @FAIL@({index}, status, devices);\n  }}\n")
 
     def _copy(self, step: CopyStep) -> str:

@@ -87,6 +87,8 @@ class ExportRun:
     model_constants: int
     model_params: int
     pools: dict[str, int] = field(default_factory=dict)
+    #: the host pool's bytes after the run (``read_pool=True``), else None
+    pool: bytes | None = None
 
     @property
     def instructions(self) -> int | None:
@@ -119,7 +121,7 @@ def _symbol_bytes(image: Image, prefix: str) -> tuple[int, int, dict[str, int]]:
             constants += sym.size
         elif sym.name.startswith(f"{prefix}_op"):
             params += sym.size
-        elif sym.name.endswith("_pool") and sym.name.startswith(prefix):
+        elif sym.name in (f"{prefix}_host_pool", "host_pool"):  # the model's, or the runner's (external)
             pools["host"] = sym.size
     return constants, params, pools
 
@@ -140,9 +142,11 @@ def _check_inputs(meta: dict[str, Any], inputs: Sequence[np.ndarray]) -> list[by
 
 
 def run_export(directory: "str | Path", cpu: str, inputs: Sequence[np.ndarray], *,
-               timeout: float = 120.0) -> ExportRun:
+               timeout: float = 120.0, read_pool: bool = False) -> ExportRun:
     """Build (cached) and run the export in ``directory`` on ``cpu`` with ``inputs``.
 
+    :param read_pool: read the host pool back after the run (:attr:`ExportRun.pool`; exports with
+        external pools only, where the runner owns the pool).
     :raises InvalidArgumentError: wrong inputs (count, dtype, shape) or not an export.
     :raises KernelError: the generated run returned a failing status (the message names the call).
     :raises ToolchainMissingError, FirmwareBuildError, FirmwareTimeoutError, FirmwareRunError: see
@@ -158,7 +162,10 @@ def run_export(directory: "str | Path", cpu: str, inputs: Sequence[np.ndarray], 
         for name, blob in zip(names, data):
             (work / name).write_bytes(blob)
         outs = [f"out{k}.bin" for k in range(len(meta["outputs"]))]
-        result = run(image, [*names, *outs, "devices.bin"], cwd=work, timeout=timeout, check=False)
+        if read_pool and not meta["memory"]["pools"]["host"]["external"]:
+            raise InvalidArgumentError("read_pool needs an export with external pools (its runner owns the pool)")
+        extra = ["pool.bin"] if read_pool else []
+        result = run(image, [*names, *outs, "devices.bin", *extra], cwd=work, timeout=timeout, check=False)
         if result.status == 1 and result.fault is None:
             detail = result.stderr.strip().splitlines()
             raise KernelError(f"the exported model failed on {cpu}: "
@@ -176,11 +183,12 @@ def run_export(directory: "str | Path", cpu: str, inputs: Sequence[np.ndarray], 
             raw = (work / name).read_bytes()
             outputs.append(np.frombuffer(raw, dtype=spec["dtype"]).reshape(spec["shape"]).copy())
         states = _device_states(meta, (work / "devices.bin").read_bytes(), cpu)
+        pool = (work / "pool.bin").read_bytes() if read_pool else None
     constants, params, pools = _symbol_bytes(image, meta["prefix"])
-    for memory, pool in meta["memory"]["pools"].items():
+    for memory, planned in meta["memory"]["pools"].items():
         if memory != "host":
-            pools[memory] = pool["bytes"]
-    return ExportRun(cpu, outputs, states, result, measure(image), constants, params, pools)
+            pools[memory] = planned["bytes"]
+    return ExportRun(cpu, outputs, states, result, measure(image), constants, params, pools, pool)
 
 
 def _device_states(meta: dict[str, Any], blob: bytes, cpu: str) -> dict[str, dict[str, Any]]:

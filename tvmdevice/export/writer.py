@@ -60,8 +60,10 @@ def for_firmware(module: "CompiledModule", mcpu: str = DEFAULT_MCPU) -> "Compile
     if not changed:
         return module
     target = Target(tuple(parts))
-    return compile(module.graph, str(target), registry=module.registry,
-                   preserve_all_tensors=module.preserve_all_tensors)
+    firmware = compile(module.graph, str(target), registry=module.registry,
+                       preserve_all_tensors=module.preserve_all_tensors)
+    firmware.source_model = module.source_model
+    return firmware
 
 
 def export(module: "CompiledModule", directory: "str | Path", *, name: str | None = None,
@@ -71,7 +73,7 @@ def export(module: "CompiledModule", directory: "str | Path", *, name: str | Non
     :param name: the model's C name part (``tvmgen_<name>_run``); default: the graph's name.
     :param external_pools: the caller provides the host pool (``struct tvmgen_<name>_workspace_pools``).
     :param mcpu: the CPU devices with an ``mcpu`` option prepare for when the target leaves it empty.
-    :param source_model: the ``.tflite`` bytes to keep as ``src/<name>.tflite``.
+    :param source_model: the ``.tflite`` bytes to keep as ``src/<name>.tflite`` (default: the module's).
     :raises NotSupportedError: an operator or device has no C to export (the message names it).
     :raises InvalidArgumentError: ``directory`` exists and is neither empty nor an earlier export.
     """
@@ -82,6 +84,8 @@ def export(module: "CompiledModule", directory: "str | Path", *, name: str | Non
     if dest.exists() and not (dest.is_dir() and (not any(dest.iterdir()) or (dest / L.METADATA).is_file())):
         raise InvalidArgumentError(f"{dest} exists and is not an earlier export (no {L.METADATA}); "
                                    "export into a new or empty directory")
+    if source_model is None:
+        source_model = module.source_model
     module = for_firmware(module, mcpu)
     devices = export_devices(module)
     if not devices:

@@ -1,0 +1,135 @@
+"""Exports built and run: on the host and on Cortex-M55/M4 under QEMU the generated C gives the Python
+executor's bits for every tensor, reports a failing call by its operator, and fails cleanly.
+
+Cortex-M runs need ``arm-none-eabi-gcc``, newlib and ``qemu-system-arm``: without them they skip,
+saying what to install, except under ``CI=true``, where they fail.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from conftest import random_inputs
+from plugin_fixtures import load_fixture_module
+
+import tvmdevice
+from tvmdevice.aot.builder import demo_model
+from tvmdevice.aot.memory_plan import tensor_key
+from tvmdevice.cli.main import main
+from tvmdevice.errors import KernelError
+from tvmdevice.export import for_firmware, load_metadata, run_export
+from tvmdevice.firmware import FirmwareTimeoutError
+from tvmdevice.testing.firmware import require_tools
+
+CPUS = ["host", "cortex-m55", "cortex-m4"]
+
+
+@pytest.fixture(scope="module")
+def demo_export(tmp_path_factory):
+    """The demo CNN for ``c``, every tensor kept (external pools: the runner owns the pool and dumps it)."""
+    module = tvmdevice.compile(demo_model(), "c", name="demo", preserve_all_tensors=True)
+    out = module.export(tmp_path_factory.mktemp("demo") / "demo", external_pools=True)
+    return module, out
+
+
+@pytest.mark.parametrize("cpu", CPUS)
+def test_every_tensor_matches_the_python_executor(demo_export, cpu):
+    require_tools(cpu)
+    module, out = demo_export
+    inputs = random_inputs(module.graph, seed=1)
+    firmware_module = for_firmware(module)
+    with firmware_module.executor() as ex:
+        expected = ex.run(inputs)
+        tensors = {t: ex.tensor(t) for t in range(len(module.graph.tensors))
+                   if not module.graph.tensors[t].is_constant}
+    got = run_export(out, cpu, inputs, read_pool=True)
+    for a, b in zip(expected, got.outputs):
+        np.testing.assert_array_equal(a, b)
+    pool, offsets = got.pool, firmware_module.plan.pools["host"].offsets
+    checked = 0
+    for t, value in tensors.items():
+        key = tensor_key(firmware_module.schedule.source(t), "host")
+        if key not in offsets:
+            continue
+        raw = pool[offsets[key]: offsets[key] + value.nbytes]
+        np.testing.assert_array_equal(np.frombuffer(raw, value.dtype).reshape(value.shape), value,
+                                      err_msg=f"tensor {t} on {cpu}")
+        checked += 1
+    assert checked >= len(module.graph.operators)
+    if cpu != "host":
+        assert got.instructions and got.instructions > 1000
+        assert got.result.stack_used and 0 < got.result.stack_used < 8192
+
+
+def test_a_failing_kernel_is_reported_by_its_operator(tmp_path, registry, capsys):
+    require_tools("host")
+    load_fixture_module("fixture_accel")
+    registry.register(load_fixture_module("fixture_c_failing"), "cfail")
+    module = tvmdevice.compile(demo_model(), "cfail, c", registry=registry, name="add")
+    [failing] = [p for p in module.placement.ops if p.device == "cfail"]
+    out = module.export(tmp_path / "add")
+    with pytest.raises(KernelError, match=rf"failed with status 7: tvmd_test_fail \(operator #{failing.op_index} "
+                                          rf"ADD on cfail\)"):
+        run_export(out, "host", random_inputs(module.graph))
+    np.save(tmp_path / "x.npy", random_inputs(module.graph)[0])
+    assert main(["run", str(out), "-i", str(tmp_path / "x.npy")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"operator #{failing.op_index} ADD on cfail" in err[0]
+
+
+def test_a_run_past_its_time_limit_is_stopped(demo_export):
+    require_tools("cortex-m55")
+    module, out = demo_export
+    with pytest.raises(FirmwareTimeoutError, match="time limit"):
+        run_export(out, "cortex-m55", random_inputs(module.graph), timeout=0.01)
+
+
+def test_wrong_inputs_are_refused_before_building(demo_export, tmp_path, capsys):
+    module, out = demo_export
+    x = random_inputs(module.graph)[0]
+    np.save(tmp_path / "bad.npy", x.reshape(1, -1))
+    assert main(["run", str(out), "-i", str(tmp_path / "bad.npy")]) == 1
+    err = capsys.readouterr().err
+    assert "must be int8" in err and str(list(x.shape)) in err
+
+
+@pytest.mark.parametrize("cpu", ["host", "cortex-m55"])
+def test_the_makefile_builds_what_tvmdevice_run_builds(demo_export, tmp_path, cpu):
+    require_tools(cpu)
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed (apt-get install make)")
+    module, out = demo_export
+    copy = tmp_path / "demo"
+    shutil.copytree(out, copy, ignore=shutil.ignore_patterns("build"))
+    proc = subprocess.run(["make", "-s", f"CPU={cpu}"], cwd=copy, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (copy / "build" / cpu / "runner").is_file()
+    assert (copy / "build" / cpu / "libtvmgen_demo.a").is_file()
+    if cpu == "host":
+        x = random_inputs(module.graph)[0]
+        (tmp_path / "in.bin").write_bytes(x.tobytes())
+        run = subprocess.run([str(copy / "build/host/runner"), "in.bin", "out.bin", "dev.bin"], cwd=tmp_path)
+        assert run.returncode == 0
+        with for_firmware(module).executor() as ex:
+            expected = ex.run([x])[0]
+        assert np.frombuffer((tmp_path / "out.bin").read_bytes(), np.int8).tolist() == expected.reshape(-1).tolist()
+
+
+def test_run_cli_reports_flash_ram_stack_and_instructions(demo_export, tmp_path, capsys):
+    require_tools("cortex-m55")
+    import json
+
+    module, out = demo_export
+    np.save(tmp_path / "x.npy", random_inputs(module.graph)[0])
+    assert main(["run", str(out), "--cpu", "cortex-m55", "-i", str(tmp_path / "x.npy"), "-o", str(tmp_path / "o"),
+                 "--json"]) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert j["cpu"] == "cortex-m55"
+    assert set(j["flash"]) >= {"code", "constants", "total"} and set(j["ram"]) >= {"pools", "stack", "total"}
+    assert j["flash"]["constants"] == load_metadata(out)["memory"]["constants"]
+    assert j["ram"]["pools"]["host"] == load_metadata(out)["memory"]["pools"]["host"]["bytes"]
+    assert j["instructions"] > 0 and j["ram"]["stack"] > 0
+    assert np.load(tmp_path / "o" / "output_0.npy").tolist() == j["outputs"][0]

@@ -1,0 +1,109 @@
+"""``tvmdevice export``: a model compiled for a target, written as C (TVM's Model Library Format);
+and ``tvmdevice run DIR --cpu``: such an export built and run on the host or a Cortex-M under QEMU."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from ..export.sources import EXPORT_CPUS
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "export", help="write a model compiled for a target as C for firmware (Model Library Format)",
+        description="Compile MODEL for TARGET and write it into DIR as C: tvmgen_<name>.h with open/run/close, "
+                    "the plan (static pools, constants and params in flash), each device's portable C, "
+                    "metadata.json, a Makefile and a runner for the host and Cortex-M55/M4/M3. "
+                    "Then: tvmdevice run DIR --cpu cortex-m55 -i X.npy")
+    p.add_argument("model", help=".tflite file")
+    p.add_argument("--target", "-t", help="target string, e.g. 'cmsis-nn, c' (default: every installed device)")
+    p.add_argument("--output", "-o", required=True, metavar="DIR",
+                   help="the export directory (new, empty, or an earlier export, which is replaced)")
+    p.add_argument("--name", help="model name in C symbols, tvmgen_<name>_run (default: the file's stem)")
+    p.add_argument("--external-pools", action="store_true",
+                   help="the caller provides the host pool (struct tvmgen_<name>_workspace_pools)")
+    p.add_argument("--mcpu", default=None, metavar="CPU",
+                   help="the CPU devices with an -mcpu option pack their weights for when the target leaves it "
+                        "empty (default: cortex-m55)")
+    p.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
+    p.set_defaults(func=export)
+
+
+def export(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from .. import compile as tvm_compile
+    from ..export.run import load_metadata
+    from ..export.writer import DEFAULT_MCPU
+    from ..export.writer import export as write_export
+
+    console = Console(stderr=args.json, highlight=False)
+    path = Path(args.model)
+    name = args.name or path.stem
+    module = tvm_compile(path, args.target, name=name)
+    with console.status(f"exporting {name} for {module.target}"):
+        out = write_export(module, args.output, name=name, external_pools=args.external_pools,
+                           mcpu=args.mcpu or DEFAULT_MCPU)
+    meta = load_metadata(out)
+    if args.json:
+        json.dump({"directory": str(out), "name": meta["model_name"], "target": meta["target"],
+                   "memory": meta["memory"]}, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    mem = meta["memory"]
+    pools = ", ".join(f"{m} {p['bytes']:,} B" for m, p in mem["pools"].items())
+    console.print(f"exported [bold]{name}[/] for {meta['target']} into {out}")
+    console.print(f"  pools: {pools}; constants {mem['constants']:,} B; params {mem['params']:,} B")
+    console.print(f"  next: tvmdevice run {out} --cpu cortex-m55   (or: make -C {out} CPU=cortex-m55)")
+    return 0
+
+
+def run_exported(args: argparse.Namespace, console: Any) -> int:
+    """``tvmdevice run DIR``: build the export for ``--cpu`` and run it on the inputs."""
+    import numpy as np
+
+    from ..errors import InvalidArgumentError
+    from ..export.run import load_metadata, run_export
+    from .run_cmd import _load_inputs, save_outputs
+
+    meta = load_metadata(args.model)
+    cpu = args.cpu or "host"
+    if cpu not in EXPORT_CPUS:
+        raise InvalidArgumentError(f"unknown --cpu {cpu!r}; choose one of {', '.join(EXPORT_CPUS)}")
+    for flag in ("target", "trace"):
+        if getattr(args, flag, None):
+            raise InvalidArgumentError(f"--{flag} does not apply to an export (its target is fixed: "
+                                       f"{meta['target']}); export again to change it")
+    specs = [SimpleNamespace(shape=tuple(i["shape"]), dtype=np.dtype(i["dtype"])) for i in meta["inputs"]]
+    samples = _load_inputs(args, specs)
+    results = []
+    with console.status(f"building and running {meta['model_name']} on {cpu}"):
+        for sample in samples:
+            results.append(run_export(args.model, cpu, sample))
+    outputs = [r.outputs for r in results]
+    if args.output:
+        save_outputs(args.output, outputs)
+    last = results[-1]
+    if args.json:
+        json.dump({"model": meta["model_name"], "target": meta["target"], "samples": len(results),
+                   **last.to_json(), "outputs": [o.tolist() for o in last.outputs]}, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    j = last.to_json()
+    console.print(f"[bold]export[/] {meta['model_name']} ({meta['target']}) on [bold]{cpu}[/]")
+    f, r = j["flash"], j["ram"]
+    console.print(f"  flash: code {f['code']:,} B, constants {f['constants']:,} B, params {f['params']:,} B, "
+                  f"total {f['total']:,} B")
+    stack = "n/a on the host" if r["stack"] is None else f"{r['stack']:,} B"
+    console.print(f"  RAM: pools {', '.join(f'{m} {b:,} B' for m, b in r['pools'].items())}; static {r['static']:,} B; "
+                  f"stack {stack}")
+    if j["instructions"] is not None:
+        console.print(f"  instructions per run: {j['instructions']:,}")
+    for k, value in enumerate(last.outputs):
+        console.print(f"output {k}: shape {tuple(value.shape)} {value.dtype}: {np.array2string(value, threshold=32)}")
+    return 0
