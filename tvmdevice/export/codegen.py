@@ -394,7 +394,7 @@ const char* {p}_last_error(void);
         close_calls = {k: (self.call(d.symbol("Close"), device=d.name), self.call(d.symbol("Destroy"), device=d.name))
                        for k, d in enumerate(self.devices) if d.has_struct}
         free_calls = {d.name: self.call(d.symbol("FreeDataSpace"), device=d.name) for d in self.devices if d.separate}
-        calls = ",\n".join(f'  "{_describe(c)}"' for c in self.out.calls)
+        calls = ",\n".join(f'  "{_describe(c)}"' for c in self.out.calls) or '  "(no calls)"'
         deactivate = "".join(
             f"  if ({p}_active[{k}]) {{\n    {p}_active[{k}] = 0;\n"
             f"    {p}_keep(&status, {d.symbol('Deactivate')}(devices->{d.c_name}), {deactivate_calls[k]});\n  }}\n"
