@@ -1,0 +1,99 @@
+"""Exported models on the host and on Cortex-M55/M4 under QEMU: bit-exactness, flash, RAM, stack, instructions.
+
+Each shared model is exported for each target (``tvmdevice export``), built and run on each CPU
+(``tvmdevice run DIR --cpu``), and its outputs compared with tflite-micro's.  Figures are measured
+on the linked image: flash code, the model's constants and its operators' params; RAM as the
+planned pools (host RAM, and device memory apart) and the stack's high-water mark; instructions
+of one warm run, counted under QEMU (deterministic).  Beside them: TFLM's arena and the model's size.
+
+    TVMDEVICE_MODELS_DIR=../shared/models python bench/bench_export.py [--cpus host,cortex-m55,cortex-m4] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from bench_memory import TFLM_ARENA
+from rich.progress import Progress
+
+import tvmdevice
+from tvmdevice.errors import TVMDeviceError
+from tvmdevice.export import run_export
+from tvmdevice.testing.oracle import tflm_run
+
+TARGETS = ("c", "cmsis-nn, c", "woofles, cmsis-nn, c")
+CPUS = ("host", "cortex-m55", "cortex-m4")
+
+
+def measure(path: Path, target: str, cpus: tuple[str, ...], work: Path) -> list[dict]:
+    """One row per CPU for ``path`` exported for ``target``."""
+    model = path.read_bytes()
+    module = tvmdevice.compile(model, target, name=path.stem)
+    out = module.export(work / f"{path.stem}-{target.replace(', ', '_').replace(' ', '')}")
+    rng = np.random.default_rng(0)
+    inputs = [rng.integers(-128, 128, size=module.graph.tensors[t].shape, dtype=np.int8) for t in module.graph.inputs]
+    ref = tflm_run(model, inputs)
+    constants = sum(t.nbytes for t in module.graph.tensors if t.is_constant)
+    rows = []
+    for cpu in cpus:
+        run = run_export(out, cpu, inputs)
+        j = run.to_json()
+        exact = all(np.array_equal(o, ref.output(k).reshape(o.shape)) for k, o in enumerate(run.outputs))
+        rows.append({"model": path.stem, "target": target, "cpu": cpu, "bit_exact": exact,
+                     "model_bytes": len(model), "model_constants": constants, "tflm_arena": TFLM_ARENA.get(path.stem),
+                     **{k: j[k] for k in ("flash", "ram", "instructions")}})
+    return rows
+
+
+def _row(r: dict) -> str:
+    f, ram = r["flash"], r["ram"]
+    host = ram["pools"].get("host", 0)
+    device = sum(v for k, v in ram["pools"].items() if k != "host")
+    pools = f"{host:,}" + (f" + {device:,} dev" if device else "")
+    stack = f"{ram['stack']:,}" if ram["stack"] is not None else "–"
+    instr = f"{r['instructions']:,}" if r["instructions"] is not None else "–"
+    ratio = (f["constants"] + f["params"]) / r["model_constants"] if r["model_constants"] else 0
+    return (f"| {r['model']} | `{r['target']}` | {r['cpu']} | {'yes' if r['bit_exact'] else '**NO**'} | "
+            f"{f['code']:,} | {f['constants']:,} + {f['params']:,} ({ratio:.2f}×) | {pools} | {stack} | {instr} | "
+            f"{r['tflm_arena']:,} | {r['model_bytes']:,} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cpus", default=",".join(CPUS), help="comma-separated CPUs (default: %(default)s)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
+    args = parser.parse_args(argv)
+    folder = os.environ.get("TVMDEVICE_MODELS_DIR")
+    if not folder:
+        print("set TVMDEVICE_MODELS_DIR to the folder of the shared .tflite models", file=sys.stderr)
+        return 1
+    cpus = tuple(c.strip() for c in args.cpus.split(",") if c.strip())
+    rows: list[dict] = []
+    jobs = [(name, t) for name in TFLM_ARENA for t in TARGETS]
+    with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp, Progress(transient=True) as progress:
+        task = progress.add_task("export, build, run", total=len(jobs))
+        for name, target in jobs:
+            try:
+                rows += measure(Path(folder) / f"{name}.tflite", target, cpus, Path(tmp))
+            except TVMDeviceError as exc:
+                progress.console.print(f"{name} on {target!r}: {exc}", style="red")
+            progress.advance(task)
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    print("| model | target | CPU | bit-exact | flash code (B) | flash constants + params (B, × model's) | "
+          "RAM pools (B) | stack (B) | instructions / run | TFLM arena (B) | model (B) |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(_row(r))
+    return 0 if all(r["bit_exact"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
