@@ -244,6 +244,7 @@ def test_c_configure_and_copies_refuse_what_the_device_cannot_do(make_device):
     np.testing.assert_array_equal(d.download(ptr, np.zeros(64, np.uint8)), buf)  # the Python path sees it
 
 
+@pytest.mark.slow
 def test_wheel_ships_the_c_sources_and_headers(tmp_path):
     pytest.importorskip("wheel")
     root = Path(__file__).resolve().parent.parent
