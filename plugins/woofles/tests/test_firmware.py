@@ -37,7 +37,7 @@ from tvmdevice_woofles.device import DEVICE_TYPE, SRAM_BASE, PowerState
 
 from _run import prepare, run_operator
 
-CPUS = ["host", "cortex-m55", "cortex-m4"]
+CPUS = ["host", "cortex-m55", "cortex-m4", "cortex-m3"]
 #: The counters the program writes, in this order (uint64 each).
 COUNTERS = ("kernel_calls", "kernel_cycles", "dma_transfers", "dma_bytes", "cycles_run", "cycles_total",
             "sram_size", "peak_bytes_in_use", "power_state")

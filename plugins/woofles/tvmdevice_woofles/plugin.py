@@ -117,7 +117,7 @@ def tvmdevice_destroy(device: "Device") -> None:
 def tvmdevice_open(device: "Device") -> None:
     f = device.fields
     # Open (in C) zeroes it: a freshly powered SRAM reads as zeros.
-    sram = aligned_empty(int(f["sram_size"][0]), SRAM_HOST_ALIGNMENT)
+    sram = aligned_empty(int(f["sram_size"][0]), SRAM_HOST_ALIGNMENT, zero=False)
     f["sram_host"][0] = address_of(sram)
     try:
         _transition(device, "Open", "open")
