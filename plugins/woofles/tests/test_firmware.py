@@ -121,6 +121,9 @@ def write_program(graph, call, directory: Path) -> Path:
         " 33);\n"
         "  EXPECT(TVMDeviceWooflesClose(&dev) == 0 && dev.power_state == WOOFLES_POWER_OFF, 20);\n"
         "  EXPECT(TVMDeviceWooflesAllocDataSpace(&dev, 16, 16, &addr[0]) == TVMD_ERR_INVALID_STATE, 21);\n"
+        "  /* The static SRAM stays the device's: Open again powers it up empty. */\n"
+        "  EXPECT(TVMDeviceWooflesOpen(&dev) == 0 && dev.sram_host[0] == 0 && dev.bytes_in_use == 0, 23);\n"
+        "  EXPECT(TVMDeviceWooflesClose(&dev) == 0, 24);\n"
         "  EXPECT(TVMDeviceWooflesDestroy(&dev) == 0 && dev.magic == 0, 22);\n"
         '  f = fopen(argv[2], "wb");\n  if (f == NULL) return 4;\n'
         "  fwrite(output, 1, sizeof(output), f);\n  fclose(f);\n"
