@@ -45,8 +45,20 @@ cdef extern from "woofles.h" nogil:
     int32_t TVMDeviceWooflesClose(tvm_device_woofles_t* device)
     int32_t TVMDeviceWooflesDestroy(tvm_device_woofles_t* device)
 
-    int32_t tvmd_woofles_alloc(tvm_device_woofles_t* dev, uint64_t nbytes, uint64_t alignment, uint64_t* out_addr)
-    int32_t tvmd_woofles_free(tvm_device_woofles_t* dev, uint64_t addr)
+    ctypedef struct tvmd_woofles_config_t:
+        uint8_t* sram_host
+        uint64_t sram_base
+        uint64_t sram_size
+        uint32_t mac_width
+        uint32_t dma_bytes_per_cycle
+        uint32_t clock_mhz
+
+    int32_t TVMDeviceWooflesConfigure(tvm_device_woofles_t* dev, const tvmd_woofles_config_t* config)
+    int32_t TVMDeviceWooflesAllocDataSpace(tvm_device_woofles_t* dev, uint64_t nbytes, uint64_t alignment,
+                                           uint64_t* out_addr)
+    int32_t TVMDeviceWooflesFreeDataSpace(tvm_device_woofles_t* dev, uint64_t addr)
+    int32_t TVMDeviceWooflesCopyToDevice(tvm_device_woofles_t* dev, uint64_t dst, const void* src, uint64_t nbytes)
+    int32_t TVMDeviceWooflesCopyFromDevice(tvm_device_woofles_t* dev, void* dst, uint64_t src, uint64_t nbytes)
     void tvmd_woofles_alloc_stats(const tvm_device_woofles_t* dev, uint64_t* free_bytes, uint64_t* largest_free)
 
     int32_t tvmd_woofles_stream_create(tvm_device_woofles_t* dev, uint32_t* out_slot)

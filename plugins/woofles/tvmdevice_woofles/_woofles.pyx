@@ -13,7 +13,7 @@ their params structs are filled in Python (:mod:`tvmdevice_woofles.params`).
 The declarations of the C side are in ``_woofles.pxd``.
 """
 from libc.stdint cimport uint8_t, uint32_t, uint64_t, uintptr_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from tvmdevice cimport capsules
 
@@ -41,8 +41,25 @@ cdef tvm_device_woofles_t* _dev(uintptr_t handle) except NULL:
 
 
 def init(uintptr_t handle):
-    """TVMDeviceWooflesInit; the config fields must be filled in first."""
+    """TVMDeviceWooflesInit; :func:`configure` comes next."""
     return TVMDeviceWooflesInit(_dev(handle))
+
+
+def configure(uintptr_t handle, uintptr_t sram_host, uint64_t sram_base, uint64_t sram_size, uint32_t mac_width,
+              uint32_t dma_bytes_per_cycle, uint32_t clock_mhz):
+    """TVMDeviceWooflesConfigure with a ``tvmd_woofles_config_t`` of these members: status.
+
+    ``sram_host`` 0 leaves the backing memory to be handed over before Open.
+    """
+    cdef tvmd_woofles_config_t config
+    memset(&config, 0, sizeof(config))
+    config.sram_host = <uint8_t*>sram_host
+    config.sram_base = sram_base
+    config.sram_size = sram_size
+    config.mac_width = mac_width
+    config.dma_bytes_per_cycle = dma_bytes_per_cycle
+    config.clock_mhz = clock_mhz
+    return TVMDeviceWooflesConfigure(_dev(handle), &config)
 
 
 def open(uintptr_t handle):
@@ -71,15 +88,29 @@ def destroy(uintptr_t handle):
 
 
 def alloc(uintptr_t handle, uint64_t nbytes, uint64_t alignment):
-    """First-fit SRAM allocation: ``(status, device_address)``."""
+    """TVMDeviceWooflesAllocDataSpace (first fit): ``(status, device_address)``."""
     cdef uint64_t addr = 0
-    cdef int status = tvmd_woofles_alloc(_dev(handle), nbytes, alignment, &addr)
+    cdef int status = TVMDeviceWooflesAllocDataSpace(_dev(handle), nbytes, alignment, &addr)
     return status, addr
 
 
 def free(uintptr_t handle, uint64_t addr):
-    """Free the block starting at ``addr``: status."""
-    return tvmd_woofles_free(_dev(handle), addr)
+    """TVMDeviceWooflesFreeDataSpace: free the block starting at ``addr``: status."""
+    return TVMDeviceWooflesFreeDataSpace(_dev(handle), addr)
+
+
+def copy_to_device(uintptr_t handle, uint64_t dst, const uint8_t[::1] src):
+    """TVMDeviceWooflesCopyToDevice of all of ``src`` (synchronous): status."""
+    if src.shape[0] == 0:
+        return TVMDeviceWooflesCopyToDevice(_dev(handle), dst, NULL, 0)
+    return TVMDeviceWooflesCopyToDevice(_dev(handle), dst, &src[0], <uint64_t>src.shape[0])
+
+
+def copy_from_device(uintptr_t handle, uint8_t[::1] dst, uint64_t src):
+    """TVMDeviceWooflesCopyFromDevice filling all of ``dst`` (synchronous): status."""
+    if dst.shape[0] == 0:
+        return TVMDeviceWooflesCopyFromDevice(_dev(handle), NULL, src, 0)
+    return TVMDeviceWooflesCopyFromDevice(_dev(handle), &dst[0], src, <uint64_t>dst.shape[0])
 
 
 def alloc_stats(uintptr_t handle):

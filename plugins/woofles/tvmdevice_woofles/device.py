@@ -11,17 +11,18 @@ never from its own copies.
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 from tvmdevice.device_type import DeviceType, MemoryKind
 from tvmdevice.layout import Field, Layout
 from tvmdevice.options import TargetOption
 
-from .params import LAYOUTS as PARAMS
+from .params import LAYOUTS as KERNEL_PARAMS
 
 __all__ = [
     "DEVICE_TYPE", "LAYOUT", "STREAM_LAYOUT", "DESC_LAYOUT", "OPERATORS", "PowerState", "DmaFlag",
     "MAGIC", "SRAM_BASE", "SRAM_HOST_ALIGNMENT", "MAX_BLOCKS", "MAX_STREAMS", "QUEUE_DEPTH",
-    "MAX_MAC_WIDTH", "MAX_SRAM_KB", "TRANSITIONS", "PARAMS",
+    "MAX_MAC_WIDTH", "MAX_SRAM_KB", "TRANSITIONS", "PARAMS", "CONFIG_LAYOUT", "config_values",
 ]
 
 #: "WOOF": written by Init, cleared by Destroy; kernels refuse a handle without it.
@@ -109,7 +110,8 @@ LAYOUT = Layout(
         Field("clock_mhz", "uint32_t", doc="core clock (-clock_mhz), for time estimates"),
         Field("sram_size", "uint64_t", doc="SRAM bytes (-sram_kb * 1024)"),
         Field("sram_base", "uint64_t", doc="device address of the first SRAM byte"),
-        Field("sram_host", "uint8_t*", doc="host memory backing the SRAM while powered (Open..Close)"),
+        Field("sram_host", "uint8_t*",
+              doc="memory backing the SRAM: set by Configure (firmware) or by the host before Open"),
         Field("num_blocks", "uint32_t", doc="live allocations in block_offset/block_size"),
         Field("reserved0", "uint32_t", doc="padding"),
         Field("block_offset", "uint32_t", (MAX_BLOCKS,), doc="SRAM offsets of live allocations, ascending"),
@@ -134,6 +136,42 @@ LAYOUT = Layout(
     ),
     doc="State of one woofles NPU: SRAM window, allocator, power, DMA streams and cycle counters.",
 )
+
+CONFIG_LAYOUT = Layout(
+    "tvmd_woofles_config_t",
+    (
+        Field("sram_host", "uint8_t*",
+              doc="memory backing the SRAM for the device's lifetime (firmware: a static array), "
+                  "or NULL when the host hands it over before each Open"),
+        Field("sram_base", "uint64_t",
+              doc="device address of the first SRAM byte (firmware: the array's own address)"),
+        Field("sram_size", "uint64_t", doc="SRAM bytes (-sram_kb * 1024)"),
+        Field("mac_width", "uint32_t", doc="MAC lanes per cycle (-mac_width)"),
+        Field("dma_bytes_per_cycle", "uint32_t", doc="DMA bandwidth (-dma_bytes_per_cycle)"),
+        Field("clock_mhz", "uint32_t", doc="core clock (-clock_mhz)"),
+        Field("reserved", "uint32_t", doc="padding"),
+    ),
+    doc="What the target options decide about a woofles NPU: TVMDeviceWooflesConfigure's argument.",
+)
+
+#: The structs of ``tvmd_woofles_params.h``: the kernels' params and the configuration.
+PARAMS = (*KERNEL_PARAMS, CONFIG_LAYOUT)
+
+
+def config_values(options: dict[str, Any]) -> dict[str, int]:
+    """The members of ``tvmd_woofles_config_t`` the target options decide (all but the SRAM's place).
+
+    One mapping for both users: the Python init hook passes it to
+    ``TVMDeviceWooflesConfigure`` and the export bakes it into its generated
+    configure function.
+    """
+    return {
+        "sram_size": int(options["sram_kb"]) * 1024,
+        "mac_width": int(options["mac_width"]),
+        "dma_bytes_per_cycle": int(options["dma_bytes_per_cycle"]),
+        "clock_mhz": int(options["clock_mhz"]),
+    }
+
 
 DEVICE_TYPE = DeviceType(
     name="woofles",

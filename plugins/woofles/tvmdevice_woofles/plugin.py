@@ -32,12 +32,14 @@ from .device import (
     SRAM_HOST_ALIGNMENT,
     DmaFlag,
     PowerState,
+    config_values,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.aot.ir import Graph, Operator
     from tvmdevice.device import Device
     from tvmdevice.device_type import DeviceType
+    from tvmdevice.export import DeviceSources
     from tvmdevice.kernel import PreparedCall
     from tvmdevice.ops import OpData
 
@@ -91,15 +93,18 @@ def _transition(device: "Device", what: str, fn_name: str) -> None:
 # ---------------------------------------------------------------- lifecycle
 @hookimpl
 def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
-    # The declared options carry the bounds (checked when the target is parsed).
-    f = device.fields
-    f["sram_size"][0] = int(options["sram_kb"]) * 1024
-    f["sram_base"][0] = SRAM_BASE
-    f["mac_width"][0] = int(options["mac_width"])
-    f["dma_bytes_per_cycle"][0] = int(options["dma_bytes_per_cycle"])
-    f["clock_mhz"][0] = int(options["clock_mhz"])
-    _raise_for(_c().init(device.handle_address), device, "Init")
-    f["state_since_ns"][0] = time.monotonic_ns()
+    # Init, then Configure, as an exported model's generated code does.  The
+    # declared options carry the bounds (checked when the target is parsed);
+    # the SRAM's backing is handed over at Open.
+    c = _c()
+    _raise_for(c.init(device.handle_address), device, "Init")
+    config = config_values(options)
+    status = c.configure(device.handle_address, 0, SRAM_BASE, config["sram_size"], config["mac_width"],
+                         config["dma_bytes_per_cycle"], config["clock_mhz"])
+    if status != Status.OK:
+        c.destroy(device.handle_address)  # back to uninitialized: Init did not happen
+        _raise_for(status, device, f"Configure({config})")
+    device.fields["state_since_ns"][0] = time.monotonic_ns()
 
 
 @hookimpl
@@ -111,8 +116,8 @@ def tvmdevice_destroy(device: "Device") -> None:
 @hookimpl
 def tvmdevice_open(device: "Device") -> None:
     f = device.fields
-    # Zeroed backing: a freshly powered SRAM of the simulator reads as zeros.
-    sram = aligned_empty(int(f["sram_size"][0]), SRAM_HOST_ALIGNMENT)
+    # Open (in C) zeroes it: a freshly powered SRAM reads as zeros.
+    sram = aligned_empty(int(f["sram_size"][0]), SRAM_HOST_ALIGNMENT, zero=False)
     f["sram_host"][0] = address_of(sram)
     try:
         _transition(device, "Open", "open")
@@ -135,6 +140,7 @@ def tvmdevice_close(device: "Device") -> None:
     finally:
         # Only after the C side drained the queues: descriptors point into
         # the bounce buffers and the SRAM backing.
+        device.fields["sram_host"][0] = 0  # the backing goes with plugin_state["sram"]
         device.plugin_state.pop("bounce", None)
         device.plugin_state.pop("sram", None)
 
@@ -310,3 +316,13 @@ def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any
     from . import ops  # numpy and the kernel preparation load at compile time, not discovery
 
     return ops.prepare(graph, op, op_data, options)
+
+
+# ------------------------------------------------------------------- export
+@hookimpl
+def tvmdevice_export_sources(device_type: "DeviceType", options: dict[str, Any], cpu: str) -> "DeviceSources | None":
+    # The same portable C as the extension, the generated headers, and a
+    # generated configure function with the SRAM as a static array.
+    from .export import export_sources
+
+    return export_sources(options, cpu)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "tvm_device_woofles.h"
+#include "tvmd_woofles_params.h" /* tvmd_woofles_config_t (generated) */
 #include "tvmdevice/c_device_api.h"
 
 #ifdef __cplusplus
@@ -63,13 +64,39 @@ static inline uint8_t* woofles_translate(const tvm_device_woofles_t* dev, uint64
   return dev->sram_host + offset;
 }
 
+/*
+ * The C Device API of a firmware (or any C caller), beside the lifecycle of
+ * tvm_device_woofles.h.  Lifecycle of a firmware:
+ *   Init -> Configure -> Open -> {AllocDataSpace, CopyToDevice}
+ *        -> (Activate -> kernels -> Deactivate)* -> CopyFromDevice -> Close -> Destroy
+ */
+
+/* Sets what the target options decide (the Python init hook calls it too):
+ * SRAM size, place and backing, MAC width, DMA bandwidth, clock.  Only between
+ * Init and Open (power OFF).  config->sram_host may be NULL when the backing
+ * memory is handed over (in dev->sram_host) before each Open; otherwise it
+ * backs the SRAM for the device's lifetime.  Returns TVMD_ERR_INVALID_ARGUMENT
+ * for a value the hardware cannot have, TVMD_ERR_INVALID_STATE outside OFF. */
+int32_t TVMDeviceWooflesConfigure(tvm_device_woofles_t* dev, const tvmd_woofles_config_t* config);
+
+/* SRAM allocation (woofles_alloc.c): first fit; *out_addr is a device
+ * address aligned to `alignment` (a power of two).  Between Open and Close. */
+int32_t TVMDeviceWooflesAllocDataSpace(tvm_device_woofles_t* dev, uint64_t nbytes, uint64_t alignment,
+                                       uint64_t* out_addr);
+/* Frees the block that starts at device address addr. */
+int32_t TVMDeviceWooflesFreeDataSpace(tvm_device_woofles_t* dev, uint64_t addr);
+
+/* Synchronous copies by DMA on the current stream (woofles_dma.c): every
+ * transfer queued before is retired too, and the data has landed when they
+ * return.  Between Open and Close (SLEEP or ACTIVE: DMA sits in the SRAM's
+ * power domain). */
+int32_t TVMDeviceWooflesCopyToDevice(tvm_device_woofles_t* dev, uint64_t dst, const void* src, uint64_t nbytes);
+int32_t TVMDeviceWooflesCopyFromDevice(tvm_device_woofles_t* dev, void* dst, uint64_t src, uint64_t nbytes);
+
 /* Adds estimated cycles to every counter: total, this run, the power state's. */
 void woofles_account_cycles(tvm_device_woofles_t* dev, uint64_t cycles);
 
-/* Allocator (woofles_alloc.c): first fit over the sorted block table. */
-int32_t tvmd_woofles_alloc(tvm_device_woofles_t* dev, uint64_t nbytes, uint64_t alignment,
-                           uint64_t* out_addr);
-int32_t tvmd_woofles_free(tvm_device_woofles_t* dev, uint64_t addr);
+/* Allocator internals (woofles_alloc.c). */
 void tvmd_woofles_alloc_stats(const tvm_device_woofles_t* dev, uint64_t* free_bytes,
                               uint64_t* largest_free);
 void tvmd_woofles_alloc_reset(tvm_device_woofles_t* dev);

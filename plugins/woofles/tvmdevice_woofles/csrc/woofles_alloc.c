@@ -2,7 +2,9 @@
  * woofles SRAM allocator: first fit over a table of live blocks kept sorted
  * by offset, inside the device struct (no heap).  The gaps between blocks are
  * the free list; freeing a block merges its space with both neighbours by
- * construction.  Device addresses are sram_base + offset.
+ * construction.  Device addresses are sram_base + offset.  These are the
+ * C Device API's AllocDataSpace/FreeDataSpace: the Python plugin's hooks and
+ * an exported model's generated code call the same functions.
  */
 #include <string.h>
 
@@ -22,9 +24,10 @@ static uint64_t woofles_align_offset(const tvm_device_woofles_t* dev, uint64_t o
   return aligned - dev->sram_base;
 }
 
-int32_t tvmd_woofles_alloc(tvm_device_woofles_t* dev, uint64_t nbytes, uint64_t alignment,
-                           uint64_t* out_addr) {
-  if (dev->power_state == WOOFLES_POWER_OFF) return TVMD_ERR_INVALID_STATE;
+int32_t TVMDeviceWooflesAllocDataSpace(tvm_device_woofles_t* dev, uint64_t nbytes, uint64_t alignment,
+                                       uint64_t* out_addr) {
+  if (dev == NULL || out_addr == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  if (dev->magic != WOOFLES_MAGIC || dev->power_state == WOOFLES_POWER_OFF) return TVMD_ERR_INVALID_STATE;
   if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > dev->sram_size) {
     return TVMD_ERR_INVALID_ARGUMENT;
   }
@@ -59,8 +62,9 @@ int32_t tvmd_woofles_alloc(tvm_device_woofles_t* dev, uint64_t nbytes, uint64_t 
   return TVMD_OK;
 }
 
-int32_t tvmd_woofles_free(tvm_device_woofles_t* dev, uint64_t addr) {
-  if (dev->power_state == WOOFLES_POWER_OFF) return TVMD_ERR_INVALID_STATE;
+int32_t TVMDeviceWooflesFreeDataSpace(tvm_device_woofles_t* dev, uint64_t addr) {
+  if (dev == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  if (dev->magic != WOOFLES_MAGIC || dev->power_state == WOOFLES_POWER_OFF) return TVMD_ERR_INVALID_STATE;
   if (addr < dev->sram_base || addr - dev->sram_base >= dev->sram_size) return TVMD_ERR_INVALID_ARGUMENT;
   uint64_t offset = addr - dev->sram_base;
   uint32_t n = dev->num_blocks;

@@ -2,13 +2,17 @@
  * woofles lifecycle: the TVMDeviceWoofles<Hook> functions of the generated
  * header, enforcing the device's own power-state machine
  *
- *   (zeroed) --Init--> OFF --Open--> SLEEP --Activate--> ACTIVE
- *   (zeroed) <-Destroy- OFF <-Close-- SLEEP <-Deactivate-- ACTIVE
+ *   (zeroed) --Init--> OFF --Configure--> OFF --Open--> SLEEP --Activate--> ACTIVE
+ *   (zeroed) <-Destroy- OFF <--Close-- SLEEP <-Deactivate-- ACTIVE
  *
  * independently of the host framework's checks: a firmware linking this file
- * gets the same refusals.  The host (or firmware) provides the SRAM backing
- * memory in sram_host before Open; nothing here allocates.
+ * gets the same refusals.  Configure (after Init, before Open) sets what the
+ * target options decide, and may hand over the memory backing the SRAM (a
+ * firmware's static array); the Python host hands its backing over in
+ * sram_host before each Open instead.  Nothing here allocates.
  */
+#include <string.h>
+
 #include "woofles.h"
 
 void woofles_account_cycles(tvm_device_woofles_t* dev, uint64_t cycles) {
@@ -24,15 +28,17 @@ static int woofles_live(const tvm_device_woofles_t* dev) {
   return dev != NULL && dev->magic == WOOFLES_MAGIC;
 }
 
+/* The configuration a Configure set is one the hardware can have: SRAM
+ * offsets are 32-bit, the window does not wrap, the MAC tile fits. */
+static int woofles_config_ok(uint64_t sram_base, uint64_t sram_size, uint32_t mac_width,
+                             uint32_t dma_bytes_per_cycle, uint32_t clock_mhz) {
+  return mac_width != 0 && mac_width <= WOOFLES_MAX_MAC_WIDTH && dma_bytes_per_cycle != 0 && clock_mhz != 0 &&
+         sram_size != 0 && sram_size <= UINT32_MAX && sram_base != 0 && sram_base <= UINT64_MAX - sram_size;
+}
+
 int32_t TVMDeviceWooflesInit(tvm_device_woofles_t* dev) {
   if (dev == NULL) return TVMD_ERR_INVALID_ARGUMENT;
   if (dev->magic == WOOFLES_MAGIC) return TVMD_ERR_INVALID_STATE; /* already initialized */
-  /* The configuration fields were filled from the target options. */
-  if (dev->mac_width == 0 || dev->mac_width > WOOFLES_MAX_MAC_WIDTH || dev->dma_bytes_per_cycle == 0 ||
-      dev->clock_mhz == 0 || dev->sram_size == 0 || dev->sram_size > UINT32_MAX ||
-      dev->sram_base == 0) {
-    return TVMD_ERR_INVALID_ARGUMENT;
-  }
   dev->magic = WOOFLES_MAGIC;
   dev->api_version = TVMD_DEVICE_API_VERSION;
   dev->power_state = WOOFLES_POWER_OFF;
@@ -41,10 +47,32 @@ int32_t TVMDeviceWooflesInit(tvm_device_woofles_t* dev) {
   return TVMD_OK;
 }
 
+int32_t TVMDeviceWooflesConfigure(tvm_device_woofles_t* dev, const tvmd_woofles_config_t* config) {
+  if (dev == NULL || config == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  if (!woofles_live(dev) || dev->power_state != WOOFLES_POWER_OFF) return TVMD_ERR_INVALID_STATE;
+  if (!woofles_config_ok(config->sram_base, config->sram_size, config->mac_width, config->dma_bytes_per_cycle,
+                         config->clock_mhz)) {
+    return TVMD_ERR_INVALID_ARGUMENT;
+  }
+  dev->sram_base = config->sram_base;
+  dev->sram_size = config->sram_size;
+  dev->mac_width = config->mac_width;
+  dev->dma_bytes_per_cycle = config->dma_bytes_per_cycle;
+  dev->clock_mhz = config->clock_mhz;
+  dev->sram_host = config->sram_host;
+  return TVMD_OK;
+}
+
 int32_t TVMDeviceWooflesOpen(tvm_device_woofles_t* dev) {
   if (!woofles_live(dev)) return TVMD_ERR_INVALID_STATE;
   if (dev->power_state != WOOFLES_POWER_OFF) return TVMD_ERR_INVALID_STATE;
+  if (!woofles_config_ok(dev->sram_base, dev->sram_size, dev->mac_width, dev->dma_bytes_per_cycle,
+                         dev->clock_mhz)) {
+    return TVMD_ERR_INVALID_ARGUMENT; /* not configured */
+  }
   if (dev->sram_host == NULL) return TVMD_ERR_INVALID_ARGUMENT; /* no backing memory */
+  /* A freshly powered SRAM reads as zeros. */
+  memset(dev->sram_host, 0, (size_t)dev->sram_size);
   tvmd_woofles_alloc_reset(dev);
   tvmd_woofles_dma_reset(dev);
   dev->current_stream = 0;
@@ -80,7 +108,9 @@ int32_t TVMDeviceWooflesClose(tvm_device_woofles_t* dev) {
   tvmd_woofles_dma_reset(dev);
   tvmd_woofles_alloc_reset(dev);
   dev->current_stream = 0;
-  dev->sram_host = NULL;
+  /* sram_host stays: the backing memory is its owner's (a firmware's static
+   * array is reused by the next Open; the Python host clears the pointer
+   * when it lets go of its buffer). */
   dev->power_state = WOOFLES_POWER_OFF;
   dev->transitions[WOOFLES_T_CLOSE] += 1;
   return status;

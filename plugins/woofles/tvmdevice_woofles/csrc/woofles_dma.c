@@ -160,3 +160,26 @@ int32_t tvmd_woofles_dma_drain(tvm_device_woofles_t* dev) {
   }
   return first_error;
 }
+
+/* A synchronous copy: queued on the current stream, then every stream is
+ * drained, so the transfer and everything queued before it have landed. */
+static int32_t woofles_copy_now(tvm_device_woofles_t* dev, uint64_t src, uint64_t dst, uint64_t nbytes,
+                                uint32_t flags) {
+  if (dev == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  if (!woofles_dma_powered(dev)) return TVMD_ERR_INVALID_STATE;
+  if (nbytes == 0) return TVMD_OK;
+  if (src == 0 || dst == 0) return TVMD_ERR_INVALID_ARGUMENT;
+  uint64_t slot = dev->current_stream;
+  if (slot >= WOOFLES_COUNT(dev->streams)) return TVMD_ERR_INVALID_ARGUMENT;
+  int32_t status = tvmd_woofles_dma_enqueue(dev, (uint32_t)slot, src, dst, nbytes, flags, NULL);
+  if (status != TVMD_OK) return status;
+  return tvmd_woofles_dma_drain(dev);
+}
+
+int32_t TVMDeviceWooflesCopyToDevice(tvm_device_woofles_t* dev, uint64_t dst, const void* src, uint64_t nbytes) {
+  return woofles_copy_now(dev, (uint64_t)(uintptr_t)src, dst, nbytes, WOOFLES_DMA_SRC_HOST);
+}
+
+int32_t TVMDeviceWooflesCopyFromDevice(tvm_device_woofles_t* dev, void* dst, uint64_t src, uint64_t nbytes) {
+  return woofles_copy_now(dev, src, (uint64_t)(uintptr_t)dst, nbytes, WOOFLES_DMA_DST_HOST);
+}
