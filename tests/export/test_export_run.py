@@ -136,3 +136,23 @@ def test_run_cli_reports_flash_ram_stack_and_instructions(demo_export, tmp_path,
     assert j["ram"]["pools"]["host"] == load_metadata(out)["memory"]["pools"]["host"]["bytes"]
     assert j["instructions"] > 0 and j["ram"]["stack"] > 0
     assert np.load(tmp_path / "o" / "output_0.npy").tolist() == j["outputs"][0]
+
+
+@pytest.mark.parametrize("cpu", ["host", "cortex-m55"])
+def test_woofles_in_firmware_counts_its_cycles(tmp_path, cpu):
+    if "woofles" not in tvmdevice.get_registry().device_names():
+        pytest.skip("the woofles plugin is not installed (pip install ./plugins/woofles)")
+    require_tools(cpu)
+    module = tvmdevice.compile(demo_model(), "woofles, c", name="demo")
+    on_woofles = [p for p in module.placement.ops if p.device == "woofles"]
+    assert on_woofles
+    out = module.export(tmp_path / "demo")
+    inputs = random_inputs(module.graph)
+    with for_firmware(module).executor() as ex:
+        expected = ex.run(inputs)
+    got = run_export(out, cpu, inputs)
+    np.testing.assert_array_equal(got.outputs[0], expected[0])
+    state = got.devices["woofles"]
+    assert state["power_state"] == 1, "SLEEP after Deactivate, before Close"
+    assert state["kernel_calls"] == 2 * len(on_woofles), "two runs (warm-up and measured)"
+    assert state["cycles_total"] > state["cycles_run"] > 0 and state["dma_transfers"] > 0

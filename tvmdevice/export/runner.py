@@ -7,8 +7,8 @@ export.  Under QEMU its files are the host's through semihosting.
 Usage: ``runner IN_0 .. IN_n OUT_0 .. OUT_m DEVICES [POOL]``.  Each input file must
 hold exactly the input's bytes.  The model is opened, run twice (the second
 run, warm, is the measured region of :mod:`tvmdevice.firmware`) and closed;
-each output's bytes go to its file and every device struct's bytes, in
-``tvmgen_<model>_devices`` order, to ``DEVICES``; with external pools (the
+each output's bytes go to its file and every device struct's bytes as the run
+left them (before Close), in ``tvmgen_<model>_devices`` order, to ``DEVICES``; with external pools (the
 runner owns the host pool then) the pool's bytes after the run to ``POOL``
 when it is given, so that tests can read every tensor.  Exit status: 0 success,
 1 a failing status from the model (the failed call is printed), 2 usage,
@@ -51,7 +51,7 @@ def runner_source(model: GeneratedModel, devices: list[ExportDevice], external_p
                     for k in range(nin))
     writes = "".join(f"  if (write_file(argv[{1 + nin + k}], output_{k}, sizeof(output_{k})) != 0) return 4;\n"
                      for k in range(nout))
-    dump = "".join(f"  if (fwrite(&device_{d.c_name}, 1, sizeof(device_{d.c_name}), f) != "
+    dump = "".join(f"  if (ok && fwrite(&device_{d.c_name}, 1, sizeof(device_{d.c_name}), f) != "
                    f"sizeof(device_{d.c_name})) ok = 0;\n" for d in structs)
     pools = "&pools, " if external_pools else ""
     extra_arg = f" && argc != {3 + nin + nout}" if external_pools else ""
@@ -122,12 +122,13 @@ int main(int argc, char** argv) {{
     (void){p}_close(&devices);
     return code;
   }}
+  /* the device structs as the run left them (counters), before Close and Destroy reset them */
+  FILE* f = fopen(argv[{1 + nin + nout}], "wb");
+  int ok = f != NULL;
+{dump}  if (f != NULL && fclose(f) != 0) ok = 0;
   status = {p}_close(&devices);
   if (status != 0) return failed("{p}_close", status);
-{writes}  FILE* f = fopen(argv[{1 + nin + nout}], "wb");
-  if (f == NULL) return 4;
-  int ok = 1;
-{dump}  if (fclose(f) != 0 || !ok) return 4;
-{pool_dump}  return 0;
+  if (!ok) return 4;
+{writes}{pool_dump}  return 0;
 }}
 """

@@ -142,11 +142,14 @@ def build_program(sources: DeviceSources, graph, call, cpu: str, directory: Path
     include.mkdir(exist_ok=True)
     for path in sources.sources:
         shutil.copy(path, src / path.name)
+    for folder in sources.include_dirs:  # private headers beside the sources
+        for header in Path(folder).glob("*.h"):
+            shutil.copy(header, src / header.name)
     for name, text in sources.headers.items():
         (include / name).write_text(text)
     (src / "woofles_export.c").write_text(sources.code)
     main = write_program(graph, call, directory)
-    return firmware.build([*sorted(src.glob("*.c")), main], [include, tvmdevice.get_include()], cpu=cpu,
+    return firmware.build([*sorted(src.glob("*.c")), main], [include, src, tvmdevice.get_include()], cpu=cpu,
                           out_dir=directory / "build", defines=sources.defines, extra_cflags=sources.cflags)
 
 
@@ -202,7 +205,8 @@ def test_export_sources_name_the_device_api():
         s = export.export_sources({o.name: o.default for o in DEVICE_TYPE.options}, cpu)
         assert s is not None and s.lifecycle and s.memory and s.configure == export.CONFIGURE
         assert {p.name for p in s.sources} == {p.name for p in export.C_DIR.glob("*.c")}
-        assert {"tvm_device_woofles.h", "tvmd_woofles_params.h", "woofles.h", "woofles_kernels.h"} <= set(s.headers)
+        assert {"tvm_device_woofles.h", "tvmd_woofles_params.h"} <= set(s.headers)
+        assert export.C_DIR in s.include_dirs and (export.C_DIR / "woofles_kernels.h").is_file()
         assert f"int32_t {export.CONFIGURE}(tvm_device_woofles_t* device) {{" in s.code
     assert export.export_sources({}, "cortex-a53") is None
 

@@ -3,7 +3,7 @@
 An export links the plugin's own portable C (``csrc/``: lifecycle, allocator,
 DMA engine, kernels; the same files the host extension compiles), its headers
 (the generated ``tvm_device_woofles.h`` and ``tvmd_woofles_params.h``, and the
-hand-written ones of ``csrc/``), and one generated source, :func:`configure_code`:
+hand-written ones of ``csrc/``, beside the sources), and one generated source, :func:`configure_code`:
 the SRAM as a static array and :data:`CONFIGURE`, which hands it to the device
 with the target options baked in.  The generated run function then calls
 Init, :data:`CONFIGURE`, Open, AllocDataSpace and CopyToDevice, Activate and
@@ -94,10 +94,10 @@ def export_sources(options: dict[str, Any], cpu: str) -> DeviceSources | None:
     """What a woofles device contributes to a model exported for ``cpu`` (``None`` for an unknown CPU)."""
     if cpu not in EXPORT_CPUS:
         return None
-    hand_written = {p.name: p.read_text() for p in sorted(C_DIR.glob("*.h"))}
     return DeviceSources(
         sources=tuple(sorted(C_DIR.glob("*.c"))),
-        headers={**generated_headers(), **hand_written},
+        include_dirs=(C_DIR,),  # the hand-written headers, kept beside the sources (private)
+        headers=generated_headers(),
         lifecycle=True,
         memory=True,
         configure=CONFIGURE,
