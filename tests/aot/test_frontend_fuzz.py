@@ -70,6 +70,11 @@ def _check(data: bytes) -> None:
             # The one data-dependent refusal: a softmax row TFLM would abort on.
             assert "SOFTMAX" in str(e)
             return
+        except Refusal as e:
+            # The numpy reference's own size limit (e.g. a dilation that pads the image past
+            # 16 M cells): declined by name, never a crash.
+            assert str(e).startswith("operator #") and "host reference kernel" in str(e)
+            return
         assert all(i in values for i in graph.outputs)
 
 
