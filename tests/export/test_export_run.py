@@ -17,11 +17,12 @@ from conftest import random_inputs
 from plugin_fixtures import load_fixture_module
 
 import tvmdevice
+from tvmdevice import firmware
 from tvmdevice.aot.builder import demo_model
 from tvmdevice.aot.memory_plan import tensor_key
 from tvmdevice.cli.main import main
 from tvmdevice.errors import KernelError
-from tvmdevice.export import for_firmware, load_metadata, run_export
+from tvmdevice.export import build_export, for_firmware, load_metadata, run_export
 from tvmdevice.firmware import FirmwareTimeoutError
 from tvmdevice.testing.firmware import require_tools
 
@@ -79,6 +80,10 @@ def test_a_failing_kernel_is_reported_by_its_operator(tmp_path, registry, capsys
     assert main(["run", str(out), "-i", str(tmp_path / "x.npy")]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"operator #{failing.op_index} ADD on cfail" in err[0]
+    # the runner itself exits with the model's status (TVMD_ERR_KERNEL)
+    (tmp_path / "in.bin").write_bytes(random_inputs(module.graph)[0].tobytes())
+    result = firmware.run(build_export(out, "host"), ["in.bin", "out.bin", "dev.bin"], cwd=tmp_path, check=False)
+    assert result.status == 7 and "tvmd_test_fail" in result.stderr
 
 
 def test_a_run_past_its_time_limit_is_stopped(demo_export):
@@ -156,3 +161,33 @@ def test_woofles_in_firmware_counts_its_cycles(tmp_path, cpu):
     assert state["power_state"] == 1, "SLEEP after Deactivate, before Close"
     assert state["kernel_calls"] == 2 * len(on_woofles), "two runs (warm-up and measured)"
     assert state["cycles_total"] > state["cycles_run"] > 0 and state["dma_transfers"] > 0
+
+
+def test_a_cpu_without_its_toolchain_says_what_to_install(demo_export, tmp_path, capsys, monkeypatch):
+    module, out = demo_export
+    monkeypatch.setenv("PATH", str(tmp_path))  # no arm-none-eabi-gcc, no qemu-system-arm
+    np.save(tmp_path / "x.npy", random_inputs(module.graph)[0])
+    assert main(["run", str(out), "--cpu", "cortex-m4", "-i", str(tmp_path / "x.npy")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cortex-m4 needs arm-none-eabi-gcc" in err[0] and "apt-get install" in err[0]
+
+
+def test_a_failing_build_is_one_line_with_the_compilers_error(tmp_path, capsys):
+    require_tools("host")
+    module = tvmdevice.compile(demo_model(), "c", name="demo")
+    out = module.export(tmp_path / "demo")
+    src = out / "codegen/host/src/tvmgen_demo.c"
+    src.write_text(src.read_text().replace("return TVMD_OK;\n}", "return TVMD_OK\n}", 1))
+    np.save(tmp_path / "x.npy", random_inputs(module.graph)[0])
+    assert main(["run", str(out), "-i", str(tmp_path / "x.npy")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "build of 'runner' for host failed" in err[0] and "tvmgen_demo.c" in err[0]
+
+
+def test_run_cli_timeout_is_one_line(demo_export, tmp_path, capsys):
+    require_tools("cortex-m55")
+    module, out = demo_export
+    np.save(tmp_path / "x.npy", random_inputs(module.graph)[0])
+    assert main(["run", str(out), "--cpu", "cortex-m55", "-i", str(tmp_path / "x.npy"), "--timeout", "0.01"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "time limit" in err[0]

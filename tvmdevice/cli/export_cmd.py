@@ -84,7 +84,7 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
     results = []
     with console.status(f"building and running {meta['model_name']} on {cpu}"):
         for sample in samples:
-            results.append(run_export(args.model, cpu, sample))
+            results.append(run_export(args.model, cpu, sample, timeout=args.timeout))
     outputs = [r.outputs for r in results]
     if args.output:
         save_outputs(args.output, outputs)

@@ -18,6 +18,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "When MODEL is a directory written by `tvmdevice export`, builds its C (cached) and runs it "
                     "natively (--cpu host) or under qemu-system-arm (--cpu cortex-m55|cortex-m4|cortex-m3).")
     p.add_argument("model", nargs="?", help=".tflite file or export directory (default: the built-in demo model)")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="for an export: the most one run may take before it is stopped (default: %(default)s)")
     p.add_argument("--cpu", metavar="CPU",
                    help="for an export: host (default), cortex-m55 (QEMU mps3-an547), cortex-m4 (mps2-an386) or "
                         "cortex-m3 (mps2-an385)")

@@ -27,7 +27,7 @@ from ..firmware.cpus import get_cpu
 from ..firmware.elf import read_elf
 from ..layout import Layout
 from . import layout as L
-from .runner import EXIT_CODES
+from .runner import EXIT_CODES, EXIT_USAGE
 
 __all__ = ["ExportRun", "load_metadata", "build_export", "run_export", "is_export"]
 
@@ -166,10 +166,10 @@ def run_export(directory: "str | Path", cpu: str, inputs: Sequence[np.ndarray], 
             raise InvalidArgumentError("read_pool needs an export with external pools (its runner owns the pool)")
         extra = ["pool.bin"] if read_pool else []
         result = run(image, [*names, *outs, "devices.bin", *extra], cwd=work, timeout=timeout, check=False)
-        if result.status == 1 and result.fault is None:
+        if 0 < result.status < EXIT_USAGE and result.fault is None:  # the model's own failing status
             detail = result.stderr.strip().splitlines()
             raise KernelError(f"the exported model failed on {cpu}: "
-                              f"{detail[-1] if detail else 'status 1 (no message)'}")
+                              f"{detail[-1] if detail else f'status {result.status} (no message)'}")
         if result.status != 0 or result.fault is not None:
             from ..firmware.errors import FirmwareRunError
 
