@@ -129,4 +129,4 @@ def tvmdevice_prepare_operator(device_type: DeviceType, options: dict[str, Any],
                                op: "Operator", op_data: "OpData | None") -> "PreparedCall":
     from .kernels import prepare
 
-    return prepare(graph, op, op_data)
+    return prepare(graph, op, op_data, mcpu=str(options.get("mcpu", "")))
