@@ -5,8 +5,10 @@
  * columns of int16 (arm_convolve_s8_get_buffer_size: 2 * k values): the
  * receptive fields of two output pixels with the input offset added, zero
  * where a tap falls outside the image (the reference skips those taps, which
- * add nothing).  Each output channel is then two dot products of the columns
- * with its filter row, requantized as TFLM's reference ConvPerChannel does.
+ * add nothing).  Output channels are then taken two at a time: four dot
+ * products (two columns by two filter rows) share every load, as CMSIS-NN's
+ * s8 x s16 matrix kernel does, and each sum is requantized as TFLM's
+ * reference ConvPerChannel does.
  * Integer arithmetic only; the int32 sums cannot overflow (bounded at
  * prepare), so the summation order does not change a bit.
  */
@@ -38,10 +40,21 @@ static void fill_column(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image
   }
 }
 
-static int32_t dot_s16_s8(const int16_t* col, const int8_t* w, int32_t k) {
-  int32_t acc = 0;
-  for (int32_t i = 0; i < k; i++) acc += (int32_t)col[i] * (int32_t)w[i];
-  return acc;
+/* s[2 * c + r] = column c . filter row r, for columns c0, c1 and rows w0, w1. */
+static void dot_2x2(const int16_t* c0, const int16_t* c1, const int8_t* w0, const int8_t* w1, int32_t k,
+                    int32_t s[4]) {
+  int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+  for (int32_t i = 0; i < k; i++) {
+    const int32_t a0 = c0[i], a1 = c1[i], b0 = w0[i], b1 = w1[i];
+    s00 += a0 * b0;
+    s01 += a0 * b1;
+    s10 += a1 * b0;
+    s11 += a1 * b1;
+  }
+  s[0] = s00;
+  s[1] = s01;
+  s[2] = s10;
+  s[3] = s11;
 }
 
 int32_t tvmd_cmsis_conv_m_s8(const void* params, void* const* buffers, void* resource_handle) {
@@ -65,12 +78,24 @@ int32_t tvmd_cmsis_conv_m_s8(const void* params, void* const* buffers, void* res
         const int32_t two = px + 1 < pixels;
         fill_column(p, image, g * p->filter_in_ch, px / p->out_w, px % p->out_w, cols);
         if (two) fill_column(p, image, g * p->filter_in_ch, (px + 1) / p->out_w, (px + 1) % p->out_w, cols + k);
+        /* A lone last pixel pairs with itself; its copy is not stored. */
+        const int16_t* col1 = two ? cols + k : cols;
         int8_t* out0 = out_image + (size_t)px * (size_t)p->out_ch;
-        for (int32_t oc = g * per_group; oc < (g + 1) * per_group; oc++) {
-          const int8_t* w = io.filter + (size_t)oc * (size_t)k;
-          const int32_t m = p->multiplier[oc * qstep], s = p->shift[oc * qstep];
-          out0[oc] = tvmd_cmsis_output_s8(dot_s16_s8(cols, w, k), io.bias, oc, m, s, &p->q);
-          if (two) out0[p->out_ch + oc] = tvmd_cmsis_output_s8(dot_s16_s8(cols + k, w, k), io.bias, oc, m, s, &p->q);
+        int8_t* out1 = out0 + p->out_ch;
+        const int32_t end = (g + 1) * per_group;
+        for (int32_t oc = g * per_group; oc < end; oc += 2) {
+          /* A lone last channel pairs with itself too. */
+          const int32_t oc1 = oc + 1 < end ? oc + 1 : oc;
+          int32_t sums[4];
+          dot_2x2(cols, col1, io.filter + (size_t)oc * (size_t)k, io.filter + (size_t)oc1 * (size_t)k, k, sums);
+          const int32_t m0 = p->multiplier[oc * qstep], s0 = p->shift[oc * qstep];
+          const int32_t m1 = p->multiplier[oc1 * qstep], s1 = p->shift[oc1 * qstep];
+          out0[oc] = tvmd_cmsis_output_s8(sums[0], io.bias, oc, m0, s0, &p->q);
+          out0[oc1] = tvmd_cmsis_output_s8(sums[1], io.bias, oc1, m1, s1, &p->q);
+          if (two) {
+            out1[oc] = tvmd_cmsis_output_s8(sums[2], io.bias, oc, m0, s0, &p->q);
+            out1[oc1] = tvmd_cmsis_output_s8(sums[3], io.bias, oc1, m1, s1, &p->q);
+          }
         }
       }
     }

@@ -4,10 +4,22 @@
  * (arm_depthwise_conv_s8 needs none).  The int8 filter [1, KH, KW, out_ch]
  * is read in place from the filter buffer (buffers[1]); output channel
  * c * depth_multiplier + m sums the taps inside the image of input channel
- * c, as TFLM's reference DepthwiseConvPerChannel does.  Integer arithmetic
- * only; the int32 sums cannot overflow (bounded at prepare).
+ * c, as TFLM's reference DepthwiseConvPerChannel does (the range of taps
+ * inside the image is found once per output row and pixel, not per tap).
+ * Integer arithmetic only; the int32 sums cannot overflow (bounded at
+ * prepare).
  */
 #include "internal.h"
+
+/* The taps [*lo, *hi) of a filter axis whose input coordinate
+ * start + t * dilation lies in [0, size). */
+static void tap_range(int32_t start, int32_t dilation, int32_t taps, int32_t size, int32_t* lo, int32_t* hi) {
+  int32_t a = 0, b = taps;
+  if (start < 0) a = (-start + dilation - 1) / dilation;
+  if (start + (b - 1) * dilation >= size) b = size - start <= 0 ? 0 : (size - start + dilation - 1) / dilation;
+  *lo = a;
+  *hi = b > a ? b : a;
+}
 
 size_t tvmd_cmsis_depthwise_conv_m_s8_get_buffer_size(const tvmd_cmsis_depthwise_conv_m_params_t* p) {
   (void)p;
@@ -30,21 +42,24 @@ int32_t tvmd_cmsis_depthwise_conv_m_s8(const void* params, void* const* buffers,
     const int8_t* image = io.input + (size_t)b * in_image;
     for (int32_t oy = 0; oy < p->out_h; oy++) {
       const int32_t iy0 = oy * p->stride_h - p->pad_h;
+      int32_t fy0, fy1;
+      tap_range(iy0, p->dilation_h, p->filter_h, p->in_h, &fy0, &fy1);
       for (int32_t ox = 0; ox < p->out_w; ox++) {
         const int32_t ix0 = ox * p->stride_w - p->pad_w;
+        int32_t fx0, fx1;
+        tap_range(ix0, p->dilation_w, p->filter_w, p->in_w, &fx0, &fx1);
         for (int32_t ic = 0; ic < p->in_ch; ic++) {
           for (int32_t m = 0; m < dm; m++) {
             const int32_t oc = ic * dm + m;
             int32_t acc = 0;
-            for (int32_t fy = 0; fy < p->filter_h; fy++) {
+            for (int32_t fy = fy0; fy < fy1; fy++) {
               const int32_t iy = iy0 + fy * p->dilation_h;
-              if (iy < 0 || iy >= p->in_h) continue;
-              for (int32_t fx = 0; fx < p->filter_w; fx++) {
+              const int8_t* row = image + (size_t)iy * (size_t)p->in_w * (size_t)p->in_ch + (size_t)ic;
+              const int8_t* taps = io.filter + (size_t)(fy * p->filter_w) * (size_t)p->out_ch + (size_t)oc;
+              for (int32_t fx = fx0; fx < fx1; fx++) {
                 const int32_t ix = ix0 + fx * p->dilation_w;
-                if (ix < 0 || ix >= p->in_w) continue;
-                const int32_t x = image[((size_t)iy * (size_t)p->in_w + (size_t)ix) * (size_t)p->in_ch + (size_t)ic];
-                const int32_t w = io.filter[(size_t)(fy * p->filter_w + fx) * (size_t)p->out_ch + (size_t)oc];
-                acc += (x + p->q.input_offset) * w;
+                acc += ((int32_t)row[(size_t)ix * (size_t)p->in_ch] + p->q.input_offset) *
+                       (int32_t)taps[(size_t)fx * (size_t)p->out_ch];
               }
             }
             *out++ = tvmd_cmsis_output_s8(acc, io.bias, oc, p->multiplier[oc * qstep], p->shift[oc * qstep], &p->q);
