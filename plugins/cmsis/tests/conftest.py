@@ -59,9 +59,9 @@ def op_arrays(graph: Graph, inputs: Sequence[np.ndarray]) -> list[np.ndarray | N
     return arrays + [np.zeros(out.shape, dtype=out.dtype)]
 
 
-def run_cmsis(graph: Graph, inputs: Sequence[np.ndarray], device: Any = None) -> np.ndarray:
-    """The single operator of ``graph`` on the cmsis-nn kernels."""
-    call = kernels.prepare(graph, graph.operators[0])
+def run_cmsis(graph: Graph, inputs: Sequence[np.ndarray], device: Any = None, mcpu: str = "") -> np.ndarray:
+    """The single operator of ``graph`` on the cmsis-nn kernels, packed for ``mcpu``."""
+    call = kernels.prepare(graph, graph.operators[0], mcpu=mcpu)
     arrays = op_arrays(graph, inputs)
     kernels.run(call, arrays, device=device)
     return arrays[-1]
@@ -69,6 +69,14 @@ def run_cmsis(graph: Graph, inputs: Sequence[np.ndarray], device: Any = None) ->
 
 #: Kernel paths to check: the CPU's accelerated one (when it has one) and the portable C one.
 SIMD_PATHS = (True, False)
+
+#: The packings every bit-exact test runs (``-mcpu``): the host's, and the M-profile one (cortex-m55).
+MCPUS = ("", "cortex-m55")
+
+
+def simd_paths(mcpu: str) -> tuple[bool, ...]:
+    """The kernel paths of a packing: the M-profile kernels are portable C only."""
+    return SIMD_PATHS if mcpu == "" else (False,)
 
 
 class simd_path:
@@ -84,22 +92,23 @@ class simd_path:
         _kernels.set_simd(True)
 
 
-def assert_bit_exact(model: bytes, seeds: Sequence[int] = (0, 1)) -> None:
-    """On both kernel paths, the cmsis-nn output equals TFLM's and the host reference's, value for value."""
+def assert_bit_exact(model: bytes, seeds: Sequence[int] = (0, 1), mcpu: str = "") -> None:
+    """On every kernel path of ``mcpu``'s packing, the cmsis-nn output equals TFLM's and the host
+    reference's, value for value."""
     graph = load_tflite(model)
     out_index = graph.operators[0].outputs[0]
     for seed in seeds:
         inputs = random_inputs(graph, seed)
         oracle = tflm_run(model, inputs).output(0)
         host = run_graph(graph, inputs)[out_index]
-        for simd in SIMD_PATHS:
+        for simd in simd_paths(mcpu):
             with simd_path(simd):
-                ours = run_cmsis(graph, inputs)
-            path = "accelerated" if simd else "portable"
+                ours = run_cmsis(graph, inputs, mcpu=mcpu)
+            path = f"{'accelerated' if simd else 'portable'} path, -mcpu={mcpu!r}"
             diff = np.flatnonzero(ours != oracle.reshape(ours.shape))
-            assert diff.size == 0, (f"{path} path: {diff.size} of {ours.size} values differ from TFLM; first at "
+            assert diff.size == 0, (f"{path}: {diff.size} of {ours.size} values differ from TFLM; first at "
                                     f"{diff[0]}: {ours.reshape(-1)[diff[0]]} vs {oracle.reshape(-1)[diff[0]]}")
-            assert np.array_equal(ours, host.reshape(ours.shape)), f"{path} path differs from the host reference"
+            assert np.array_equal(ours, host.reshape(ours.shape)), f"{path}: differs from the host reference"
 
 
 def single(op_type: str, **params: Any) -> tuple[bytes, Graph]:

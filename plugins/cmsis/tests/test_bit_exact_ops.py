@@ -17,7 +17,10 @@ from hypothesis import strategies as st
 from tvmdevice.aot.builder import single_op_model
 from tvmdevice.errors import ModelError
 
-from conftest import assert_bit_exact
+from conftest import MCPUS, assert_bit_exact
+
+# Every test runs each packing: -mcpu="" (the host's) and -mcpu=cortex-m55 (CMSIS-NN's operands).
+pytestmark = pytest.mark.parametrize("mcpu", MCPUS, ids=["host-packing", "m-profile"])
 
 ACTIVATIONS = st.sampled_from(["NONE", "RELU", "RELU6", "RELU_N1_TO_1"])
 ZERO_POINTS = st.integers(-128, 127)
@@ -55,17 +58,17 @@ def conv_params(draw, depthwise: bool) -> dict[str, Any]:
 
 
 @given(conv_params(depthwise=False))
-def test_conv_2d(params):
-    assert_bit_exact(model_or_reject("CONV_2D", **params))
+def test_conv_2d(mcpu, params):
+    assert_bit_exact(model_or_reject("CONV_2D", **params), mcpu=mcpu)
 
 
 @given(conv_params(depthwise=True))
-def test_depthwise_conv_2d(params):
-    assert_bit_exact(model_or_reject("DEPTHWISE_CONV_2D", **params))
+def test_depthwise_conv_2d(mcpu, params):
+    assert_bit_exact(model_or_reject("DEPTHWISE_CONV_2D", **params), mcpu=mcpu)
 
 
 @given(st.data())
-def test_fully_connected(data):
+def test_fully_connected(mcpu, data):
     keep = data.draw(st.booleans())
     per_channel = data.draw(st.booleans())
     batch_dims = data.draw(st.sampled_from([(1,), (3,), (2, 2)] if keep and not per_channel else [(1,), (4,)]))
@@ -75,26 +78,26 @@ def test_fully_connected(data):
                   activation=data.draw(ACTIVATIONS), input_scale=data.draw(SCALES),
                   input_zero_point=data.draw(ZERO_POINTS), out_zero_point=data.draw(ZERO_POINTS),
                   seed=data.draw(st.integers(0, 100)))
-    assert_bit_exact(model_or_reject("FULLY_CONNECTED", **params))
+    assert_bit_exact(model_or_reject("FULLY_CONNECTED", **params), mcpu=mcpu)
 
 
 @pytest.mark.parametrize("op_type", ["AVERAGE_POOL_2D", "MAX_POOL_2D"])
 @given(st.data())
-def test_pooling(op_type, data):
+def test_pooling(mcpu, op_type, data):
     params = dict(input_shape=(data.draw(st.integers(1, 2)), data.draw(st.integers(1, 9)),
                                data.draw(st.integers(1, 9)), data.draw(st.integers(1, 20))),
                   pool=(data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))), stride=data.draw(PAIR),
                   padding=data.draw(st.sampled_from(["SAME", "VALID"])), activation=data.draw(ACTIVATIONS),
                   input_scale=data.draw(SCALES), input_zero_point=data.draw(ZERO_POINTS))
-    assert_bit_exact(model_or_reject(op_type, **params))
+    assert_bit_exact(model_or_reject(op_type, **params), mcpu=mcpu)
 
 
 @given(st.data())
-def test_softmax(data):
+def test_softmax(mcpu, data):
     shape = data.draw(st.sampled_from([(1,), (2,), (1, 1), (3, 1)])) + (data.draw(st.integers(1, 64)),)
     params = dict(input_shape=shape, input_scale=data.draw(st.floats(0.01, 1.0)),
                   input_zero_point=data.draw(ZERO_POINTS), beta=data.draw(st.floats(0.25, 2.0)))
-    assert_bit_exact(model_or_reject("SOFTMAX", **params), seeds=(0, 1, 2))
+    assert_bit_exact(model_or_reject("SOFTMAX", **params), seeds=(0, 1, 2), mcpu=mcpu)
 
 
 @st.composite
@@ -110,17 +113,17 @@ def broadcast_shapes(draw, max_rank: int) -> tuple[tuple[int, ...], tuple[int, .
 
 @pytest.mark.parametrize("op_type, max_rank", [("ADD", 6), ("MUL", 4)])
 @given(st.data())
-def test_add_mul_broadcasting(op_type, max_rank, data):
+def test_add_mul_broadcasting(mcpu, op_type, max_rank, data):
     s1, s2 = data.draw(broadcast_shapes(max_rank))
     params = dict(input_shape=s1, input2_shape=s2, input_scale=data.draw(SCALES),
                   input_zero_point=data.draw(ZERO_POINTS), input2_scale=data.draw(SCALES),
                   input2_zero_point=data.draw(ZERO_POINTS), activation=data.draw(ACTIVATIONS),
                   out_scale=data.draw(st.floats(0.01, 0.5)), out_zero_point=data.draw(ZERO_POINTS))
-    assert_bit_exact(model_or_reject(op_type, **params))
+    assert_bit_exact(model_or_reject(op_type, **params), mcpu=mcpu)
 
 
 @given(st.integers(-128, 127), st.integers(1, 3), st.integers(1, 70), st.integers(0, 50))
-def test_fully_connected_weights_zero_point(weights_zero_point, batches, depth, seed):
+def test_fully_connected_weights_zero_point(mcpu, weights_zero_point, batches, depth, seed):
     """Per-tensor weights with a zero point: TFLM adds the weights offset (the builder writes 0)."""
     from tvmdevice.aot.builder import ModelBuilder
 
@@ -130,19 +133,19 @@ def test_fully_connected_weights_zero_point(weights_zero_point, batches, depth, 
     weights = b.spec.operators[0].inputs[1]
     b.spec.tensors[weights].zero_points = [weights_zero_point]
     assert y.index == b.spec.operators[0].outputs[0]
-    assert_bit_exact(b.build())
+    assert_bit_exact(b.build(), mcpu=mcpu)
 
 
 @pytest.mark.parametrize("channels, multiplier", [(2, 1), (1, 3)])
-def test_depthwise_filter_longer_than_the_float_chunk(channels, multiplier):
+def test_depthwise_filter_longer_than_the_float_chunk(mcpu, channels, multiplier):
     """272 taps: the exact float sums are moved to int32 every 256 taps (and the
     accelerated path hands such filters to the portable loop)."""
     model = model_or_reject("DEPTHWISE_CONV_2D", input_shape=(1, 17, 16, channels), kernel=(17, 16),
                             padding="VALID", depth_multiplier=multiplier, input_zero_point=-7)
-    assert_bit_exact(model)
+    assert_bit_exact(model, mcpu=mcpu)
 
 
-def test_grouped_conv_with_odd_reduction_and_many_columns():
+def test_grouped_conv_with_odd_reduction_and_many_columns(mcpu):
     """Odd k (pair padding), more than 64 output columns (wide GEMM tiles plus a remainder)."""
     assert_bit_exact(model_or_reject("CONV_2D", input_shape=(1, 5, 6, 3), filters=81, kernel=(3, 1), padding="SAME",
                                      per_channel=True, input_zero_point=11))

@@ -17,7 +17,7 @@ from tvmdevice.testing.oracle import tflm_run
 from tvmdevice_cmsis import kernels
 from tvmdevice_cmsis.runner import GraphRunner
 
-from conftest import SIMD_PATHS, random_inputs, simd_path
+from conftest import MCPUS, random_inputs, simd_path, simd_paths
 
 MODELS = ["hello_world_int8", "micro_speech_int8", "kws_dscnn_int8", "ad_fc_autoencoder_int8"]
 
@@ -32,15 +32,16 @@ def load(models_dir, name):
     return data, load_tflite(data, name=name)
 
 
+@pytest.mark.parametrize("mcpu", MCPUS, ids=["host-packing", "m-profile"])
 @pytest.mark.parametrize("name", MODELS)
-def test_every_operator_on_tflm_inputs(models_dir, name):
+def test_every_operator_on_tflm_inputs(models_dir, name, mcpu):
     data, graph = load(models_dir, name)
     checked = 0
     for seed in (0, 1):
         ref = tflm_run(data, random_inputs(graph, seed))
         for op in graph.operators:
             try:
-                call = kernels.prepare(graph, op)
+                call = kernels.prepare(graph, op, mcpu=mcpu)
             except Refusal as exc:
                 op_data = analyze(graph, op)
                 assert op_data is not None and op_data.is_view, f"cmsis-nn refuses {op.type}: {exc}"
@@ -57,11 +58,17 @@ def test_every_operator_on_tflm_inputs(models_dir, name):
     assert checked >= 2
 
 
-@pytest.mark.parametrize("simd", SIMD_PATHS, ids=["accelerated", "portable"])
+#: (mcpu, accelerated path): each packing on each of its kernel paths.
+PATHS = [(mcpu, simd) for mcpu in MCPUS for simd in simd_paths(mcpu)]
+
+
+@pytest.mark.parametrize("mcpu, simd", PATHS,
+                         ids=[f"{'m-profile' if m else 'host-packing'}-{'accelerated' if s else 'portable'}"
+                              for m, s in PATHS])
 @pytest.mark.parametrize("name", MODELS)
-def test_whole_graph_every_tensor(models_dir, name, simd, cmsis_device):
+def test_whole_graph_every_tensor(models_dir, name, mcpu, simd, cmsis_device):
     data, graph = load(models_dir, name)
-    runner = GraphRunner(graph, cmsis_device)
+    runner = GraphRunner(graph, cmsis_device, mcpu=mcpu)
     try:
         for seed in (0, 1, 2):
             inputs = random_inputs(graph, seed)

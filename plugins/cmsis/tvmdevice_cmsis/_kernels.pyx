@@ -3,7 +3,7 @@
 
 * ``kernel_capsule(index)`` / ``kernel_name(index)``: the ``"tvmdevice.kernel"``
   capsule of kernel ``index`` (its position in
-  :data:`tvmdevice_cmsis.kernel_table.KERNELS`) and its C name.
+  :data:`tvmdevice_cmsis.kernel_table.ALL_KERNELS`) and its C name.
 * ``scratch_bytes(index, address)``: the kernel's scratch size query,
   ``tvmd_cmsis_<kind>_s8_get_buffer_size``, on a filled params struct.
 * ``LIFECYCLE``: the ``TVMDeviceCmsisNn<Hook>`` lifecycle functions, as one capsule.
@@ -21,6 +21,7 @@ from tvmdevice.lifecycle_abi cimport tvmd_lifecycle_t
 
 cdef extern from "tvmd_cmsis_nn.h" nogil:
     enum: TVMD_CMSIS_NUM_KINDS
+    enum: TVMD_CMSIS_NUM_KERNELS
     ctypedef struct tvmd_cmsis_quant_t:
         pass
     int tvmd_cmsis_set_simd(int enabled)
@@ -42,7 +43,7 @@ cdef extern from *:
     static const tvmd_lifecycle_t tvmd_cmsis_lifecycle = TVMD_LIFECYCLE(CmsisNn);
 
     #define TVMD_CMSIS_KERNEL_ENTRY(KIND, fn, params_t) TVMD_KERNEL_INIT(#fn, fn),
-    static const tvmd_kernel_t tvmd_cmsis_kernel_table[TVMD_CMSIS_NUM_KINDS] = {
+    static const tvmd_kernel_t tvmd_cmsis_kernel_table[TVMD_CMSIS_NUM_KERNELS] = {
         TVMD_CMSIS_KERNELS(TVMD_CMSIS_KERNEL_ENTRY)
     };
 
@@ -51,7 +52,7 @@ cdef extern from *:
         static size_t fn##_scratch(const void* params) { return fn##_get_buffer_size((const params_t*)params); }
     TVMD_CMSIS_KERNELS(TVMD_CMSIS_SCRATCH_QUERY)
     #define TVMD_CMSIS_SCRATCH_ENTRY(KIND, fn, params_t) fn##_scratch,
-    static const tvmd_cmsis_scratch_fn tvmd_cmsis_scratch_table[TVMD_CMSIS_NUM_KINDS] = {
+    static const tvmd_cmsis_scratch_fn tvmd_cmsis_scratch_table[TVMD_CMSIS_NUM_KERNELS] = {
         TVMD_CMSIS_KERNELS(TVMD_CMSIS_SCRATCH_ENTRY)
     };
     """
@@ -60,13 +61,15 @@ cdef extern from *:
     const tvmd_kernel_t* tvmd_cmsis_kernel_table
     const tvmd_cmsis_scratch_fn* tvmd_cmsis_scratch_table
 
-#: Number of kernels this build has (``TVMD_CMSIS_NUM_KINDS``).
+#: Number of operator kernels (``call_counts`` slots) this build has (``TVMD_CMSIS_NUM_KINDS``).
 NUM_KINDS = TVMD_CMSIS_NUM_KINDS
+#: Number of kernels this build has, packing variants included (``TVMD_CMSIS_NUM_KERNELS``).
+NUM_KERNELS = TVMD_CMSIS_NUM_KERNELS
 
 
 cdef int _index(int index) except -1:
-    if not 0 <= index < TVMD_CMSIS_NUM_KINDS:
-        raise IndexError(f"cmsis-nn has {TVMD_CMSIS_NUM_KINDS} kernels, no kernel {index}")
+    if not 0 <= index < TVMD_CMSIS_NUM_KERNELS:
+        raise IndexError(f"cmsis-nn has {TVMD_CMSIS_NUM_KERNELS} kernels, no kernel {index}")
     return index
 
 

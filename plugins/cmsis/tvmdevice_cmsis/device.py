@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tvmdevice import DeviceType, Field, Layout, MemoryKind, TargetOption
 
-from .kernel_table import KERNELS
+from .kernel_table import KERNELS, MCPU_CHOICES
 
 __all__ = ["API_VERSION", "KERNEL_KINDS", "OPERATORS", "LAYOUT", "DEVICE_TYPE", "DEFAULT_SCRATCH_KB"]
 
@@ -51,7 +51,9 @@ DEVICE_TYPE = DeviceType(
         TargetOption("scratch_kb", int, DEFAULT_SCRATCH_KB,
                      "largest scratch one kernel call may use, in KiB (larger ones go to the next device); "
                      "0 = no limit", minimum=0),
-        TargetOption("mcpu", str, "", "CPU the kernels are meant for, e.g. cortex-m55 (informational)"),
+        TargetOption("mcpu", str, "", "CPU the weights are packed for: empty = the host running tvmdevice "
+                     "(vector-width GEMM tiles); a Cortex-M (e.g. cortex-m55) = CMSIS-NN's own operands "
+                     "(int8 filters read in place, integer only, small scratch)", choices=MCPU_CHOICES),
     ),
     memory=MemoryKind.HOST,
     operators=OPERATORS,

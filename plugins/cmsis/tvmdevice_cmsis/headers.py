@@ -15,7 +15,7 @@ from __future__ import annotations
 from tvmdevice.headers import structs_header
 
 from .device import API_VERSION
-from .kernel_table import GEMM_COLS, KERNELS, MAX_DIMS, NB, PARAMS_LAYOUTS
+from .kernel_table import ALL_KERNELS, GEMM_COLS, KERNELS, MAX_DIMS, NB, PARAMS_LAYOUTS
 
 __all__ = ["HEADERS", "params_header", "kernels_header"]
 
@@ -30,13 +30,19 @@ def params_header() -> str:
 
 def kernels_header() -> str:
     """``tvmd_cmsis_kernels.h``: what C needs to know of the kernel table."""
-    width = max(len(k.enum) for k in KERNELS)
-    enum = "\n".join(f"  {k.enum.ljust(width)} = {k.index}, /* {k.op_type} */" for k in KERNELS)
-    xlist = " \\\n".join(f"  X({k.kind.upper()}, {k.symbol}, {k.layout.c_type})" for k in KERNELS)
+    width = max(len(k.enum) for k in ALL_KERNELS)
+
+    def describe(k) -> str:
+        if k.slot == k.index:
+            return k.op_type
+        return f"{k.op_type}, {k.packing} packing; counted in slot {KERNELS[k.slot].enum}"
+
+    enum = "\n".join(f"  {k.enum.ljust(width)} = {k.index}, /* {describe(k)} */" for k in ALL_KERNELS)
+    xlist = " \\\n".join(f"  X({k.kind.upper()}, {k.symbol}, {k.layout.c_type})" for k in ALL_KERNELS)
     protos = "\n".join(
         f"int32_t {k.symbol}(const void* params, void* const* buffers, void* resource_handle);\n"
         f"size_t {k.symbol}_get_buffer_size(const {k.layout.c_type}* params);"
-        for k in KERNELS)
+        for k in ALL_KERNELS)
     return f"""/* {_NOTICE.format(source="tvmdevice_cmsis/kernel_table.py")} */
 #ifndef TVMD_CMSIS_KERNELS_H_
 #define TVMD_CMSIS_KERNELS_H_
@@ -59,10 +65,13 @@ extern "C" {{
 /* GEMM output columns are padded to a multiple of this. */
 #define TVMD_CMSIS_GEMM_COLS {GEMM_COLS}
 
-/* Kernel families: the params kind tag and the index into call_counts. */
+/* Kernels: the params kind tag.  The first TVMD_CMSIS_NUM_KINDS (one per
+ * operator) are also the call_counts slots; the packing variants after them
+ * count their calls in their operator's slot. */
 typedef enum {{
 {enum}
-  TVMD_CMSIS_NUM_KINDS = {len(KERNELS)}
+  TVMD_CMSIS_NUM_KINDS = {len(KERNELS)},
+  TVMD_CMSIS_NUM_KERNELS = {len(ALL_KERNELS)}
 }} tvmd_cmsis_kind_t;
 
 /* X(KIND, kernel, params type) for every kernel, in kind order. */

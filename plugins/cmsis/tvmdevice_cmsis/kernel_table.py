@@ -8,6 +8,18 @@ cmsis-nn's limits and packing.  The order of :data:`KERNELS` is the ABI: an
 entry's position is its ``TVMD_CMSIS_KIND_*`` value, the ``kind`` tag of its
 params struct and its slot in the device's ``call_counts``.
 
+Two weight packings (:data:`PACKINGS`), chosen by the ``-mcpu`` target option
+(:func:`packing_for`): ``host`` (``-mcpu`` empty: the host running tvmdevice;
+int16 pair-interleaved GEMM weights padded to vector width, float depthwise
+taps) and ``m-profile`` (``-mcpu=cortex-m*``: what CMSIS-NN itself takes: the
+int8 filter read in place from the kernel's filter buffer, nothing padded or
+copied, integer arithmetic only, one multiplier and shift for per-tensor
+quantization, CMSIS-NN's small scratch).  :data:`KERNELS` holds each
+operator's ``host`` kernel (the kernels without weights serve both packings);
+:data:`M_PROFILE_KERNELS` the ``m-profile`` variants of the weighted ones,
+whose ``TVMD_CMSIS_KIND_*`` tags follow :data:`KERNELS`' and which count
+their calls in their operator's ``call_counts`` slot.
+
 Everything else is derived from here: the generated headers
 (:mod:`tvmdevice_cmsis.headers`: the structs, the kernel enum and
 prototypes, the ``TVMD_CMSIS_KERNELS`` X-macro list from which the extension
@@ -32,8 +44,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .ops._common import KernelPlan
 
-__all__ = ["Kernel", "KERNELS", "KERNEL_BY_OP", "KERNEL_BY_KIND", "PARAMS_LAYOUTS", "QUANT", "NB", "GEMM_COLS",
-           "MAX_DIMS"]
+__all__ = ["Kernel", "KERNELS", "M_PROFILE_KERNELS", "ALL_KERNELS", "KERNEL_BY_OP", "KERNEL_BY_KIND",
+           "PARAMS_LAYOUTS", "QUANT", "NB", "GEMM_COLS", "MAX_DIMS", "HOST_PACKING", "M_PROFILE_PACKING", "PACKINGS",
+           "M_PROFILE_CPUS", "MCPU_CHOICES", "packing_for", "kernel_for"]
 
 # ------------------------------------------------- constants C shares
 #: Output-channel block of the depthwise loops; depthwise taps are padded to it (``TVMD_CMSIS_NB``).
@@ -42,6 +55,32 @@ NB = 16
 GEMM_COLS = 16
 #: Highest tensor rank of the ADD/MUL broadcast loop (``TVMD_CMSIS_MAX_DIMS``).
 MAX_DIMS = 6
+
+# ----------------------------------------------------------- packings
+#: ``-mcpu`` empty: packed for the host running tvmdevice (vector-width GEMM tiles, float depthwise taps).
+HOST_PACKING = "host"
+#: ``-mcpu=cortex-m*``: CMSIS-NN's own operands (int8 filter in place, integer only, no padding).
+M_PROFILE_PACKING = "m-profile"
+PACKINGS: tuple[str, ...] = (HOST_PACKING, M_PROFILE_PACKING)
+#: The Cortex-M CPUs ``-mcpu`` accepts (TVM's cmsis-nn target took the same names).
+M_PROFILE_CPUS: tuple[str, ...] = ("cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m7",
+                                   "cortex-m33", "cortex-m55", "cortex-m85")
+#: Every value of the ``-mcpu`` option: empty (the host) or a Cortex-M.
+MCPU_CHOICES: tuple[str, ...] = ("", *M_PROFILE_CPUS)
+
+
+def packing_for(mcpu: str) -> str:
+    """The weight packing for a ``-mcpu`` value (``""``: the host).
+
+    :raises ValueError: ``mcpu`` is not one of :data:`MCPU_CHOICES` (the
+        target parser rejects it first, listing them).
+    """
+    if mcpu == "":
+        return HOST_PACKING
+    if mcpu in M_PROFILE_CPUS:
+        return M_PROFILE_PACKING
+    raise ValueError(f"cmsis-nn: unknown -mcpu={mcpu!r}; use one of {', '.join(M_PROFILE_CPUS)} or leave it empty "
+                     f"for the host")
 
 
 # ---------------------------------------------------- params structs
@@ -98,6 +137,31 @@ FULLY_CONNECTED_PARAMS = Layout("tvmd_cmsis_fully_connected_params_t", (
     *_CHANNEL_QUANT,
 ), doc="FULLY_CONNECTED, [batches, accum_depth] x [out_ch, accum_depth]^T.")
 
+_M_QUANT = (
+    Field("per_channel", "int32_t", doc="1: multiplier and shift hold out_ch entries; 0: one entry for every channel"),
+    *_REQUANT,
+    Field("multiplier", "const int32_t*", doc="[out_ch], or [1] when per_channel is 0"),
+    Field("shift", "const int8_t*", doc="[out_ch], or [1] when per_channel is 0 (-31..30: int8 saves flash)"),
+)
+
+CONV_M_PARAMS = Layout("tvmd_cmsis_conv_m_params_t", (
+    _kind("TVMD_CMSIS_KIND_CONV_M"), _NUM_INPUTS, *_GEOMETRY, *_int32("filter_h", "filter_w", "filter_in_ch", "groups"),
+    *_WINDOW,
+    Field("k", "int32_t", doc="filter_h * filter_w * filter_in_ch: one im2col column"),
+    *_M_QUANT,
+), doc="CONV_2D, M-profile packing: the OHWI int8 filter read from the filter buffer; scratch two int16 columns.")
+
+DEPTHWISE_M_PARAMS = Layout("tvmd_cmsis_depthwise_conv_m_params_t", (
+    _kind("TVMD_CMSIS_KIND_DEPTHWISE_CONV_M"), _NUM_INPUTS, *_GEOMETRY,
+    *_int32("depth_multiplier", "filter_h", "filter_w"), *_WINDOW, *_M_QUANT,
+), doc="DEPTHWISE_CONV_2D, M-profile packing: the [1, KH, KW, out_ch] int8 filter read in place; no scratch.")
+
+FULLY_CONNECTED_M_PARAMS = Layout("tvmd_cmsis_fully_connected_m_params_t", (
+    _kind("TVMD_CMSIS_KIND_FULLY_CONNECTED_M"), _NUM_INPUTS, *_int32("batches", "accum_depth", "out_ch"),
+    Field("filter_offset", "int32_t", doc="-weights zero point (0 when per-channel)"),
+    *_M_QUANT,
+), doc="FULLY_CONNECTED, M-profile packing: the [out_ch, accum_depth] int8 weights read in place; no scratch.")
+
 POOL_PARAMS = Layout("tvmd_cmsis_pool_params_t", (
     _kind("TVMD_CMSIS_KIND_AVG_POOL or TVMD_CMSIS_KIND_MAX_POOL"),
     *_int32("batches", "in_h", "in_w", "channels", "out_h", "out_w", "filter_h", "filter_w", "stride_h", "stride_w",
@@ -127,19 +191,22 @@ ELEMENTWISE_PARAMS = Layout("tvmd_cmsis_elementwise_params_t", (
 class Kernel:
     """One cmsis-nn kernel family.
 
-    :param kind: the family's short name; the C kernel is ``tvmd_cmsis_<kind>_s8``.
+    :param kind: the kernel's short name; the C kernel is ``tvmd_cmsis_<kind>_s8``.
     :param op_type: the TFLite operator it runs.
     :param layout: its params struct.
     :param prepare: ``"<module>.<function>"`` in :mod:`tvmdevice_cmsis.ops`:
         ``function(graph, op, op_data) -> KernelPlan`` adds cmsis-nn's limits
         and packing to the op data (imported on first use, so this table
         stays light); ``None`` when the op data fills the struct alone.
+    :param packing: the packing it takes (:data:`PACKINGS`), ``None`` when it
+        takes the operands as they are (serves both).
     """
 
     kind: str
     op_type: str
     layout: Layout
     prepare: str | None = None
+    packing: str | None = HOST_PACKING
 
     @property
     def symbol(self) -> str:
@@ -153,8 +220,13 @@ class Kernel:
 
     @property
     def index(self) -> int:
-        """Its position in :data:`KERNELS`: the enum value and ``call_counts`` slot."""
-        return KERNELS.index(self)
+        """Its position in :data:`ALL_KERNELS`: its enum value and params ``kind`` tag."""
+        return ALL_KERNELS.index(self)
+
+    @property
+    def slot(self) -> int:
+        """Its ``call_counts`` slot: the index of its operator's kernel in :data:`KERNELS`."""
+        return KERNEL_BY_OP[self.op_type].index
 
     def prepare_step(self) -> "Callable[[Graph, Operator, Any], KernelPlan] | None":
         """The prepare function named by :attr:`prepare`."""
@@ -168,16 +240,35 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("conv", "CONV_2D", CONV_PARAMS, "conv.prepare_conv"),
     Kernel("depthwise_conv", "DEPTHWISE_CONV_2D", DEPTHWISE_PARAMS, "conv.prepare_depthwise"),
     Kernel("fully_connected", "FULLY_CONNECTED", FULLY_CONNECTED_PARAMS, "fully_connected.prepare"),
-    Kernel("avg_pool", "AVERAGE_POOL_2D", POOL_PARAMS, "pooling.prepare"),
-    Kernel("max_pool", "MAX_POOL_2D", POOL_PARAMS, "pooling.prepare"),
-    Kernel("softmax", "SOFTMAX", SOFTMAX_PARAMS),
-    Kernel("add", "ADD", ELEMENTWISE_PARAMS, "elementwise.prepare"),
-    Kernel("mul", "MUL", ELEMENTWISE_PARAMS, "elementwise.prepare"),
+    Kernel("avg_pool", "AVERAGE_POOL_2D", POOL_PARAMS, "pooling.prepare", packing=None),
+    Kernel("max_pool", "MAX_POOL_2D", POOL_PARAMS, "pooling.prepare", packing=None),
+    Kernel("softmax", "SOFTMAX", SOFTMAX_PARAMS, packing=None),
+    Kernel("add", "ADD", ELEMENTWISE_PARAMS, "elementwise.prepare", packing=None),
+    Kernel("mul", "MUL", ELEMENTWISE_PARAMS, "elementwise.prepare", packing=None),
+)
+#: The ``m-profile`` variants of the weighted kernels (tags after :data:`KERNELS`').
+M_PROFILE_KERNELS: tuple[Kernel, ...] = (
+    Kernel("conv_m", "CONV_2D", CONV_M_PARAMS, "conv.prepare_conv_m", M_PROFILE_PACKING),
+    Kernel("depthwise_conv_m", "DEPTHWISE_CONV_2D", DEPTHWISE_M_PARAMS, "conv.prepare_depthwise_m",
+           M_PROFILE_PACKING),
+    Kernel("fully_connected_m", "FULLY_CONNECTED", FULLY_CONNECTED_M_PARAMS, "fully_connected.prepare_m",
+           M_PROFILE_PACKING),
 )
 
-#: TFLite operator -> its kernel.
+#: Every compiled kernel, in tag order: the extension's kernel table.
+ALL_KERNELS: tuple[Kernel, ...] = KERNELS + M_PROFILE_KERNELS
+
+#: TFLite operator -> its kernel in :data:`KERNELS` (its ``call_counts`` slot).
 KERNEL_BY_OP: dict[str, Kernel] = {k.op_type: k for k in KERNELS}
-#: Family name -> kernel.
-KERNEL_BY_KIND: dict[str, Kernel] = {k.kind: k for k in KERNELS}
+#: Kernel name -> kernel, every packing.
+KERNEL_BY_KIND: dict[str, Kernel] = {k.kind: k for k in ALL_KERNELS}
+_M_PROFILE_BY_OP: dict[str, Kernel] = {k.op_type: k for k in M_PROFILE_KERNELS}
 #: Each params struct once, in table order (the generated header declares them, nested ones first).
-PARAMS_LAYOUTS: tuple[Layout, ...] = tuple(dict.fromkeys(k.layout for k in KERNELS))
+PARAMS_LAYOUTS: tuple[Layout, ...] = tuple(dict.fromkeys(k.layout for k in ALL_KERNELS))
+
+
+def kernel_for(op_type: str, packing: str) -> Kernel | None:
+    """The kernel that runs ``op_type`` with ``packing``, ``None`` when there is none."""
+    if packing == M_PROFILE_PACKING and op_type in _M_PROFILE_BY_OP:
+        return _M_PROFILE_BY_OP[op_type]
+    return KERNEL_BY_OP.get(op_type)

@@ -25,7 +25,7 @@ from tvmdevice.memory import address_of, aligned_empty
 from tvmdevice.ops import OpData, analyze
 from tvmdevice.params import ParamsStruct
 
-from .kernel_table import KERNEL_BY_KIND, KERNEL_BY_OP, KERNELS
+from .kernel_table import ALL_KERNELS, KERNEL_BY_KIND, kernel_for, packing_for
 from .ops._common import BufferSpec, KernelPlan, call_buffers
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,32 +55,37 @@ def _compiled():
     """The compiled extension, checked once against the kernel table it was built from."""
     from . import _kernels
 
-    built = [_kernels.kernel_name(i) for i in range(_kernels.NUM_KINDS)]
-    declared = [k.symbol for k in KERNELS]
+    built = [_kernels.kernel_name(i) for i in range(_kernels.NUM_KERNELS)]
+    declared = [k.symbol for k in ALL_KERNELS]
     if built != declared:
         raise NotSupportedError(f"{_DEVICE}: the compiled kernels {built} do not match the kernel table "
                                 f"{declared}; rebuild tvmdevice-cmsis")
     return _kernels
 
 
-def prepare(graph: "Graph", op: "Operator", op_data: OpData | None = None) -> PreparedCall:
+def prepare(graph: "Graph", op: "Operator", op_data: OpData | None = None, *, mcpu: str = "") -> PreparedCall:
     """Prepare ``op``'s cmsis-nn kernel call.
 
     :param op_data: the operator's op data when the caller has it (the
         pipeline computes it once per operator); computed here otherwise.
+    :param mcpu: the ``-mcpu`` target option: ``""`` packs the weights for
+        the host running tvmdevice, a Cortex-M name packs them as CMSIS-NN
+        takes them (:func:`~tvmdevice_cmsis.kernel_table.packing_for`).
     :raises Refusal: the operator layer or the kernels cannot run this
         operator (the reason says why).
     :raises ModelFormatError: the operator is malformed.
+    :raises ValueError: ``mcpu`` is not a CPU cmsis-nn knows.
     """
+    packing = packing_for(mcpu)
     data = analyze(graph, op) if op_data is None else op_data
     try:
-        return _prepare(graph, op, data)
+        return _prepare(graph, op, data, packing)
     except Refusal as exc:
         raise exc.with_context(op=op, device=_DEVICE) from None
 
 
-def _prepare(graph: "Graph", op: "Operator", data: OpData | None) -> PreparedCall:
-    kernel = KERNEL_BY_OP.get(op.type)
+def _prepare(graph: "Graph", op: "Operator", data: OpData | None, packing: str) -> PreparedCall:
+    kernel = kernel_for(op.type, packing)
     if kernel is None or data is None:
         raise Refusal(f"{_DEVICE} has no {op.type} kernel")
     step = kernel.prepare_step()

@@ -29,6 +29,7 @@ from .device import API_VERSION, DEVICE_TYPE
 if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.aot.ir import Graph, Operator
     from tvmdevice.device import Device
+    from tvmdevice.export import DeviceSources
     from tvmdevice.kernel import PreparedCall
     from tvmdevice.ops import OpData
 
@@ -52,9 +53,13 @@ tvmdevice_destroy = _LIFECYCLE["tvmdevice_destroy"]
 
 @hookimpl
 def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
+    from .export import configured_fields
+
     _LIFECYCLE["tvmdevice_init"](device, options)
-    # A target option C cannot see: written into the struct after Init.
-    device.fields["scratch_capacity"][0] = int(options.get("scratch_kb", 0)) * 1024
+    # Target options C cannot see: written into the struct after Init (an
+    # export's generated configure function writes the same members).
+    for name, value in configured_fields(options).items():
+        device.fields[name][0] = value
 
 
 # ---------------------------------------------------------------- attributes
@@ -129,4 +134,12 @@ def tvmdevice_prepare_operator(device_type: DeviceType, options: dict[str, Any],
                                op: "Operator", op_data: "OpData | None") -> "PreparedCall":
     from .kernels import prepare
 
-    return prepare(graph, op, op_data)
+    return prepare(graph, op, op_data, mcpu=str(options.get("mcpu", "")))
+
+
+# -------------------------------------------------------------------- export
+@hookimpl
+def tvmdevice_export_sources(device_type: DeviceType, options: dict[str, Any], cpu: str) -> "DeviceSources | None":
+    from .export import export_sources
+
+    return export_sources(options, cpu)

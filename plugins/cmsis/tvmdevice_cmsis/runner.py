@@ -38,10 +38,12 @@ class GraphRunner:
     :param device: an *opened* cmsis-nn device: its struct is every call's
         ``resource_handle`` and its workspace holds the scratch; activate it
         around :meth:`run`.  ``None`` runs the kernels standalone.
+    :param mcpu: the ``-mcpu`` the weights are packed for (``""``: the host;
+        see :func:`tvmdevice_cmsis.kernels.prepare`).
     :raises NotSupportedError: an operator the kernels cannot run.
     """
 
-    def __init__(self, graph: "Graph", device: "Device | None" = None) -> None:
+    def __init__(self, graph: "Graph", device: "Device | None" = None, mcpu: str = "") -> None:
         self.graph = graph
         self.device = device
         handle = check_device(device)
@@ -61,7 +63,7 @@ class GraphRunner:
                 if i >= 0 and i not in self.buffers:
                     t = graph.tensor(i)
                     self.buffers[i] = np.zeros(t.shape, dtype=t.dtype)
-            call = prepare(graph, op, data)
+            call = prepare(graph, op, data, mcpu=mcpu)
             arrays = [None if i < 0 else self.buffers[i] for i in op.inputs + op.outputs]
             steps.append((call, check_buffers(call, arrays)))
             self.calls.append(call)

@@ -25,7 +25,7 @@ int32_t tvmd_cmsis_fully_connected_s8(const void* params, void* const* buffers, 
   const tvmd_cmsis_fully_connected_params_t* p = (const tvmd_cmsis_fully_connected_params_t*)params;
   if (p == NULL || p->kind != TVMD_CMSIS_KIND_FULLY_CONNECTED) return TVMD_ERR_INVALID_ARGUMENT;
   tvmd_cmsis_weighted_io_t io;
-  const int32_t status = tvmd_cmsis_weighted_enter(buffers, p->num_inputs, resource_handle,
+  const int32_t status = tvmd_cmsis_weighted_enter(buffers, p->num_inputs, 1, resource_handle,
                                                    TVMD_CMSIS_KIND_FULLY_CONNECTED, p->macs, &io);
   if (status != TVMD_OK) return status;
   const int8_t* input = io.input;

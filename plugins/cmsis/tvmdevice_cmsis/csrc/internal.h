@@ -76,22 +76,28 @@ static inline int32_t tvmd_cmsis_enter(void* resource_handle, uint32_t kind, uin
  * input, filter, optional bias, output, scratch. */
 typedef struct {
   const int8_t* input;
-  const int32_t* bias; /* NULL when the operator has none */
+  const int8_t* filter; /* the model's int8 filter (the M-profile packing reads it) */
+  const int32_t* bias;  /* NULL when the operator has none */
   int8_t* output;
-  void* scratch;
+  void* scratch; /* NULL when the kernel takes no scratch */
 } tvmd_cmsis_weighted_io_t;
 
 /* The shared start of a weighted kernel: unpack the buffers in the kernel
- * ABI's order, then enter the device (tvmd_cmsis_enter). */
-static inline int32_t tvmd_cmsis_weighted_enter(void* const* buffers, int32_t num_inputs, void* resource_handle,
-                                                uint32_t kind, uint64_t macs, tvmd_cmsis_weighted_io_t* io) {
+ * ABI's order (a scratch slot only when with_scratch), then enter the device
+ * (tvmd_cmsis_enter; slot is the operator's call_counts slot). */
+static inline int32_t tvmd_cmsis_weighted_enter(void* const* buffers, int32_t num_inputs, int with_scratch,
+                                                void* resource_handle, uint32_t slot, uint64_t macs,
+                                                tvmd_cmsis_weighted_io_t* io) {
   if (buffers == NULL || (num_inputs != 2 && num_inputs != 3)) return TVMD_ERR_INVALID_ARGUMENT;
   io->input = (const int8_t*)buffers[0];
+  io->filter = (const int8_t*)buffers[1];
   io->bias = num_inputs == 3 ? (const int32_t*)buffers[2] : NULL;
   io->output = (int8_t*)buffers[num_inputs];
-  io->scratch = buffers[num_inputs + 1];
-  if (io->input == NULL || io->output == NULL || io->scratch == NULL) return TVMD_ERR_INVALID_ARGUMENT;
-  return tvmd_cmsis_enter(resource_handle, kind, macs);
+  io->scratch = with_scratch ? buffers[num_inputs + 1] : NULL;
+  if (io->input == NULL || io->output == NULL || (with_scratch && io->scratch == NULL)) {
+    return TVMD_ERR_INVALID_ARGUMENT;
+  }
+  return tvmd_cmsis_enter(resource_handle, slot, macs);
 }
 
 /* int32 addition that wraps like the reference's (which overflows silently)
@@ -102,6 +108,18 @@ static inline int32_t tvmd_cmsis_wrap_add(int32_t a, int32_t b) {
 
 static inline int32_t tvmd_cmsis_min(int32_t a, int32_t b) { return a < b ? a : b; }
 static inline int32_t tvmd_cmsis_max(int32_t a, int32_t b) { return a > b ? a : b; }
+
+/* One int32 accumulator to int8 as TFLM's reference kernels do: the bias
+ * added (wrapping like the reference's int32 addition), multiplied by the
+ * quantized multiplier, the output offset added, clamped. */
+static inline int8_t tvmd_cmsis_output_s8(int32_t acc, const int32_t* bias, int32_t channel, int32_t multiplier,
+                                          int32_t shift, const tvmd_cmsis_quant_t* q) {
+  if (bias != NULL) acc = tvmd_cmsis_wrap_add(acc, bias[channel]);
+  int32_t v = tvmd_multiply_by_quantized_multiplier(acc, multiplier, shift) + q->output_offset;
+  v = v < q->act_min ? q->act_min : v;
+  v = v > q->act_max ? q->act_max : v;
+  return (int8_t)v;
+}
 
 /* tvmd_cmsis_requantize_s8 with an optional per-channel int32 bias added
  * (wrapping, as the reference's int32 addition) first; bias may be NULL. */

@@ -22,7 +22,7 @@ from ..kernel_table import GEMM_COLS, NB
 
 __all__ = [
     "BufferSpec", "KernelPlan", "MAX_ABS_INPUT", "call_buffers", "check_extent", "constant", "check_accumulator",
-    "padded", "pair_interleaved",
+    "padded", "pair_interleaved", "channel_quant",
 ]
 
 INT32_MAX = 2**31 - 1
@@ -130,3 +130,13 @@ def pair_interleaved(rows: np.ndarray) -> np.ndarray:
     out[:, :, 0] = full[0::2]
     out[:, :, 1] = full[1::2]
     return out.reshape(out.shape[0], 2 * ldw)
+
+
+def channel_quant(multiplier: np.ndarray, shift: np.ndarray) -> dict[str, Any]:
+    """The M-profile packing's requantization members: one multiplier and shift
+    when every channel has the same (per-tensor quantization), else one per channel."""
+    multiplier = np.ascontiguousarray(multiplier, dtype=np.int32)
+    shift = np.ascontiguousarray(shift, dtype=np.int8)  # -31..30 (tvmdevice.ops checks)
+    if multiplier.size and np.all(multiplier == multiplier[0]) and np.all(shift == shift[0]):
+        return {"per_channel": 0, "multiplier": multiplier[:1].copy(), "shift": shift[:1].copy()}
+    return {"per_channel": 1, "multiplier": multiplier, "shift": shift}

@@ -6,6 +6,11 @@ the weights are rearranged, once, for the C loops: CONV_2D pair-interleaved
 for the int16 GEMM (``[groups * k_pairs, 2 * ldw]``), DEPTHWISE_CONV_2D as
 float32 ``[taps, cp]`` (exact: small integers), output channels zero padded
 to the kernels' blocks.
+
+The M-profile packing (``-mcpu=cortex-m*``) keeps the int8 filter as the
+model has it: the kernels read it from their filter buffer, so prepare only
+checks the accumulator bound and stores the requantization (one multiplier
+and shift when per-tensor).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from tvmdevice.ops import ConvData
 from ..kernel_table import GEMM_COLS
 from . import _common as c
 
-__all__ = ["prepare_conv", "prepare_depthwise"]
+__all__ = ["prepare_conv", "prepare_depthwise", "prepare_conv_m", "prepare_depthwise_m"]
 
 #: The depthwise kernel's float copy of the image (and its int32 offsets) must stay below this many values.
 _MAX_DEPTHWISE_IMAGE = 2**29
@@ -68,3 +73,22 @@ def prepare_depthwise(graph: Graph, op: Operator, data: ConvData) -> c.KernelPla
     taps = np.zeros((kh * kw, cp), dtype=np.float32)
     taps[:, :out_ch] = weights
     return c.KernelPlan({"cp": cp, "q": data, "weights": taps})
+
+
+def prepare_conv_m(graph: Graph, op: Operator, data: ConvData) -> c.KernelPlan:
+    """CONV_2D, M-profile packing: the OHWI filter stays in the model; im2col columns of k values."""
+    _check_geometry(data)
+    weights = c.constant(graph.tensor(op.inputs[1]), "filter")
+    out_ch = weights.shape[0]
+    k = int(np.prod(weights.shape[1:], dtype=np.int64))
+    c.check_accumulator(np.abs(weights.reshape(out_ch, k).astype(np.int64)).sum(axis=1))
+    return c.KernelPlan({"filter_in_ch": int(weights.shape[3]), "k": k, "q": data,
+                         **c.channel_quant(data.multiplier, data.shift)})
+
+
+def prepare_depthwise_m(graph: Graph, op: Operator, data: ConvData) -> c.KernelPlan:
+    """DEPTHWISE_CONV_2D, M-profile packing: the [1, KH, KW, out_ch] filter stays in the model."""
+    _check_geometry(data)
+    weights = c.constant(graph.tensor(op.inputs[1]), "filter").reshape(data.filter_h * data.filter_w, data.out_ch)
+    c.check_accumulator(np.abs(weights.astype(np.int64)).sum(axis=0))
+    return c.KernelPlan({"q": data, **c.channel_quant(data.multiplier, data.shift)})

@@ -4,7 +4,9 @@ The op data (offsets, the weights offset, per-tensor or per-channel
 multipliers and shifts, activation range) is the core's
 :class:`tvmdevice.ops.fully_connected.FullyConnectedData`.  Here the weights
 offset is added to the weights, once, while they are rearranged into the
-int16 pair-interleaved layout of the C GEMM.
+int16 pair-interleaved layout of the C GEMM.  The M-profile packing
+(``-mcpu=cortex-m*``) leaves the weights in the model (the kernel reads them
+from its weights buffer and adds the offset as it goes).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from tvmdevice.ops import FullyConnectedData
 from ..kernel_table import GEMM_COLS
 from . import _common as c
 
-__all__ = ["prepare"]
+__all__ = ["prepare", "prepare_m"]
 
 def prepare(graph: Graph, op: Operator, data: FullyConnectedData) -> c.KernelPlan:
     """The weights, offset added, packed for the GEMM."""
@@ -25,3 +27,10 @@ def prepare(graph: Graph, op: Operator, data: FullyConnectedData) -> c.KernelPla
     c.check_accumulator(np.abs(weights.astype(np.int64)).sum(axis=1))
     return c.KernelPlan({"k_pairs": (data.accum_depth + 1) // 2, "ldw": c.padded(data.out_ch, GEMM_COLS),
                          "q": data, "weights": c.pair_interleaved(weights)})
+
+
+def prepare_m(graph: Graph, op: Operator, data: FullyConnectedData) -> c.KernelPlan:
+    """M-profile packing: the int8 weights stay in the model; one multiplier and shift when per-tensor."""
+    weights = c.constant(graph.tensor(op.inputs[1]), "weights").astype(np.int64) + data.filter_offset
+    c.check_accumulator(np.abs(weights.reshape(data.out_ch, data.accum_depth)).sum(axis=1))
+    return c.KernelPlan({"q": data, **c.channel_quant(data.multiplier, data.shift)})

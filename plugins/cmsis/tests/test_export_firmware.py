@@ -1,0 +1,187 @@
+"""The cmsis-nn C in firmware: what ``tvmdevice_export_sources`` hands an export, built and run.
+
+The hook's sources, include folder, generated headers and ``configure``
+code are built with :func:`tvmdevice.firmware.build` into a tiny program
+that does what a generated ``tvmgen_<model>_open/run/close`` does: Init,
+configure, Open, Activate, one kernel call (params from the Python prepared
+call's :meth:`~tvmdevice.params.ParamsStruct.c_initializer`, the M-profile
+packing; buffers in the kernel ABI order), Deactivate, Close, Destroy; its
+output bytes must equal the Python executor's.  Runs on the host and under
+QEMU on Cortex-M55 and M4; without ``arm-none-eabi-gcc`` / ``qemu-system-arm``
+those skip saying what to install, except under ``CI=true``, where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tvmdevice
+from tvmdevice import firmware
+from tvmdevice.export import EXPORT_CPUS, DeviceSources
+
+from tvmdevice_cmsis import kernels
+from tvmdevice_cmsis.device import DEVICE_TYPE
+from tvmdevice_cmsis.export import CONFIGURE, configured_fields
+
+from conftest import op_arrays, random_inputs, single
+
+OPTIONS = {"scratch_kb": 64, "mcpu": "cortex-m55"}
+_C_TYPES = {"int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "uint8": "uint8_t"}
+
+
+def _require(cpu: str, run: bool = True) -> None:
+    the_cpu = firmware.get_cpu(cpu)
+    try:
+        firmware.find_toolchain(the_cpu)
+        if run and not the_cpu.is_host:
+            firmware.find_qemu(the_cpu)
+    except firmware.ToolchainMissingError as e:
+        if os.environ.get("CI") == "true" and not the_cpu.is_host:
+            pytest.fail(f"CI=true and a Cortex-M tool is missing: {e}")
+        pytest.skip(f"{e} (needs apt-get install {' '.join(firmware.ARM_PACKAGES)})")
+
+
+def _contribution(cpu: str) -> DeviceSources:
+    registry = tvmdevice.get_registry()
+    result = registry.export_sources(registry.device_type(DEVICE_TYPE.name), OPTIONS, cpu)
+    assert isinstance(result, DeviceSources)
+    return result
+
+
+def _layout(tmp_path: Path, sources: DeviceSources) -> tuple[list[Path], list[Path]]:
+    """What the exporter does with a contribution: generated headers into include/, code into src/."""
+    include = tmp_path / "include"
+    include.mkdir()
+    for name, text in sources.headers.items():
+        (include / name).write_text(text)
+    code = tmp_path / "cmsis_nn_export.c"
+    code.write_text(sources.code)
+    return [*sources.sources, code], [include, *sources.include_dirs, Path(tvmdevice.get_include())]
+
+
+# ------------------------------------------------------------------ the hook
+@pytest.mark.parametrize("cpu", EXPORT_CPUS)
+def test_the_hook_contributes_every_c_file_and_generated_header(cpu):
+    sources = _contribution(cpu)
+    names = {p.name for p in sources.sources}
+    assert {"device.c", "conv_m.c", "depthwise_conv_m.c", "fully_connected_m.c", "simd_x86.c"} <= names
+    assert all(p.is_file() and p.suffix == ".c" for p in sources.sources)
+    assert {"tvm_device_cmsis_nn.h", "tvmd_cmsis_kernels.h", "tvmd_cmsis_params.h"} <= set(sources.headers)
+    assert all((d / "tvmd_cmsis_nn.h").is_file() for d in sources.include_dirs)
+    assert sources.lifecycle and not sources.memory
+    assert sources.configure == CONFIGURE and f"int32_t {CONFIGURE}(tvm_device_cmsis_nn_t* device)" in sources.code
+
+
+def test_configure_writes_what_the_python_init_hook_writes():
+    device = tvmdevice.get_registry().create_device("cmsis-nn", OPTIONS)
+    device.init()
+    try:
+        for name, value in configured_fields(OPTIONS).items():
+            assert int(device.fields[name][0]) == value
+            assert f"device->{name} = {value}u;" in _contribution("host").code
+    finally:
+        device.release()
+
+
+@pytest.mark.parametrize("cpu", EXPORT_CPUS)
+def test_every_source_compiles_warning_free_with_the_firmware_flags(tmp_path, cpu):
+    _require(cpu, run=False)
+    the_cpu = firmware.get_cpu(cpu)
+    cc = firmware.find_toolchain(the_cpu).cc
+    srcs, includes = _layout(tmp_path, _contribution(cpu))
+    for src in srcs:
+        obj = tmp_path / f"{src.stem}.o"
+        done = subprocess.run([cc, *firmware.compiler_flags(the_cpu), *(f"-I{d}" for d in includes), "-c", str(src),
+                               "-o", str(obj)], capture_output=True, text=True)
+        assert done.returncode == 0 and not done.stderr, f"{src.name} for {cpu}:\n{done.stderr}"
+    if not the_cpu.is_host:
+        # The x86 SIMD file defines nothing off x86-64.
+        nm = subprocess.run([cc.replace("gcc", "nm"), "--defined-only", str(tmp_path / "simd_x86.o")],
+                            capture_output=True, text=True, check=True)
+        assert nm.stdout.strip() == "", nm.stdout
+
+
+# ------------------------------------------------------- one kernel in firmware
+def _c_array(name: str, values: np.ndarray, const: bool = True) -> str:
+    flat = np.asarray(values).reshape(-1)
+    body = f" = {{{', '.join(str(int(v)) for v in flat)}}}" if const else ""
+    return f"static {'const ' if const else ''}{_C_TYPES[flat.dtype.name]} {name}[{max(flat.size, 1)}]{body};\n"
+
+
+def _program(call, arrays: list, symbol: str) -> str:
+    """main(): the generated open/run/close sequence around one kernel call; argv[1] gets the output."""
+    lines = ["#include <stdio.h>\n#include <stdint.h>\n\n",
+             '#include "tvm_device_cmsis_nn.h"\n#include "tvmd_cmsis_nn.h"\n\n',
+             f"int32_t {CONFIGURE}(tvm_device_cmsis_nn_t* device);\n\n"]
+    buffers = []
+    for k, (spec, array) in enumerate(zip(call.params.buffers, arrays)):
+        if array is None:
+            buffers.append("NULL")
+            continue
+        lines.append(_c_array(f"b{k}", array, const=not spec.output))
+        buffers.append(f"(void*)b{k}")
+    if call.scratch_bytes:
+        lines.append(f"static int32_t scratch[{(call.scratch_bytes + 3) // 4}];\n")
+        buffers.append("(void*)scratch")
+    names = {}
+    for f in call.params.layout.fields:
+        value = call.params.values[f.name]
+        if f.is_pointer and value is not None:
+            names[f.name] = f"p_{f.name}"
+            lines.append(_c_array(names[f.name], value))
+    lines.append(call.params.c_initializer("params", names))
+    out = len(arrays) - 1
+    lines.append(
+        "\nint main(int argc, char** argv) {\n"
+        "  static tvm_device_cmsis_nn_t dev;\n"
+        "  if (argc != 2) return 2;\n"
+        f"  if (TVMDeviceCmsisNnInit(&dev) != 0 || {CONFIGURE}(&dev) != 0) return 3;\n"
+        "  if (TVMDeviceCmsisNnOpen(&dev) != 0) return 3;\n"
+        "  if (TVMDeviceCmsisNnActivate(&dev) != 0) return 4;\n"
+        f"  void* const buffers[] = {{{', '.join(buffers)}}};\n"
+        f"  const int32_t status = {symbol}(&params, buffers, (void*)&dev);\n"
+        "  if (TVMDeviceCmsisNnDeactivate(&dev) != 0) return 5;\n"
+        "  if (status != 0) return 10 + (int)status;\n"
+        f"  if (dev.total_calls != 1 || dev.scratch_capacity != {configured_fields(OPTIONS)['scratch_capacity']}u) "
+        "return 6;\n"
+        '  FILE* f = fopen(argv[1], "wb");\n  if (f == NULL) return 7;\n'
+        f"  if (fwrite(b{out}, 1, sizeof(b{out}), f) != sizeof(b{out})) return 8;\n  fclose(f);\n"
+        "  if (TVMDeviceCmsisNnClose(&dev) != 0 || TVMDeviceCmsisNnDestroy(&dev) != 0) return 9;\n"
+        "  return 0;\n}\n")
+    return "".join(lines)
+
+
+OPERATORS = {
+    "conv": ("CONV_2D", dict(input_shape=(1, 7, 6, 3), filters=5, kernel=3, padding="SAME", per_channel=True,
+                             activation="RELU", input_zero_point=-9)),
+    "depthwise": ("DEPTHWISE_CONV_2D", dict(input_shape=(1, 6, 5, 4), kernel=3, depth_multiplier=2, stride=2,
+                                            per_channel=True, padding="SAME")),
+    "fully_connected": ("FULLY_CONNECTED", dict(input_shape=(2, 30), units=9, per_channel=False)),
+}
+
+
+@pytest.mark.parametrize("operator", list(OPERATORS))
+@pytest.mark.parametrize("cpu", ["host", "cortex-m55", "cortex-m4"])
+def test_one_kernel_in_firmware_gives_the_python_executor_s_bytes(tmp_path, cpu, operator):
+    _require(cpu)
+    op_type, params = OPERATORS[operator]
+    _, graph = single(op_type, **params)
+    call = kernels.prepare(graph, graph.operators[0], mcpu=OPTIONS["mcpu"])
+    assert call.name.endswith("_m_s8")  # the M-profile packing
+    arrays = op_arrays(graph, random_inputs(graph, 3))
+    kernels.run(call, arrays)
+    expected = arrays[-1].tobytes()
+    firmware_arrays = [*arrays[:-1], np.zeros_like(arrays[-1])]
+
+    srcs, includes = _layout(tmp_path, _contribution(cpu))
+    main = tmp_path / "main.c"
+    main.write_text(_program(call, firmware_arrays, call.name))
+    image = firmware.build([main, *srcs], includes, cpu, tmp_path / "build", name=f"cmsis-{operator}")
+    result = firmware.run(image, ["out.bin"], cwd=tmp_path, timeout=120)
+    assert result.status == 0, f"status {result.status}: {result.stderr}"
+    got = (tmp_path / "out.bin").read_bytes()
+    assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
