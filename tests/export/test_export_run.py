@@ -191,3 +191,54 @@ def test_run_cli_timeout_is_one_line(demo_export, tmp_path, capsys):
     assert main(["run", str(out), "--cpu", "cortex-m55", "-i", str(tmp_path / "x.npy"), "--timeout", "0.01"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "time limit" in err[0]
+
+
+_FAILING_ACTIVATE = """
+#include <stdio.h>
+#include <string.h>
+#include "tvmgen_demo.h"
+
+static uint8_t input[TVMGEN_DEMO_%(IN)s_SIZE], output[TVMGEN_DEMO_%(OUT)s_SIZE];
+static tvm_device_woofles_t woofles;
+static tvm_device_cmsis_nn_t cmsis;
+
+int main(void) {
+  struct tvmgen_demo_devices devices = {.woofles = &woofles, .cmsis_nn = &cmsis};
+  struct tvmgen_demo_inputs in = {.%(in)s = input};
+  struct tvmgen_demo_outputs out = {.%(out)s = output};
+  if (tvmgen_demo_open(&devices) != 0) return 10;
+  if (tvmgen_demo_open(&devices) != TVMD_ERR_INVALID_STATE) return 11;   /* opened twice */
+  cmsis.api_version = 0;                     /* the second device's Activate will fail */
+  int32_t status = tvmgen_demo_run(&in, &out, &devices);
+  if (status != TVMD_ERR_INVALID_STATE) return 12;
+  if (strstr(tvmgen_demo_last_error(), "TVMDeviceCmsisNnActivate") == NULL) return 13;
+  if (woofles.power_state != 1) return 14;   /* the first was deactivated again (SLEEP) */
+  if (tvmgen_demo_close(&devices) != 0) return 15;    /* still closable: Close and Destroy both */
+  if (woofles.magic != 0 || cmsis.api_version != 0) return 16;
+  if (tvmgen_demo_close(&devices) != 0) return 17;    /* closing twice is harmless */
+  if (tvmgen_demo_run(&in, &out, &devices) != TVMD_ERR_INVALID_STATE) return 18;   /* not open */
+  if (tvmgen_demo_open(NULL) != TVMD_ERR_INVALID_ARGUMENT) return 19;
+  puts("ok");
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("cpu", ["host", "cortex-m55"])
+def test_a_failing_lifecycle_call_leaves_every_device_closable(tmp_path, cpu):
+    names = set(tvmdevice.get_registry().device_names())
+    if not {"woofles", "cmsis-nn"} <= names:
+        pytest.skip("needs both plugins (pip install ./plugins/woofles ./plugins/cmsis)")
+    require_tools(cpu)
+    module = tvmdevice.compile(demo_model(), "woofles, cmsis-nn, c", name="demo")
+    assert {p.device for p in module.placement.ops} >= {"woofles", "cmsis-nn"}
+    out = module.export(tmp_path / "demo")
+    meta = load_metadata(out)
+    i, o = meta["inputs"][0]["name"], meta["outputs"][0]["name"]
+    main_c = tmp_path / "main.c"
+    main_c.write_text(_FAILING_ACTIVATE % {"IN": i.upper(), "OUT": o.upper(), "in": i, "out": o})
+    b = meta["build"]["cpus"][cpu]
+    image = firmware.build([*(out / s for s in b["sources"]), main_c], [out / d for d in b["include_dirs"]], cpu,
+                           tmp_path / "build", b["defines"], name="failing")
+    result = firmware.run(image, cwd=tmp_path, check=False)
+    assert result.status == 0 and "ok" in result.stdout, (result.status, result.stderr)
