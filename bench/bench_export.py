@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from bench_memory import TFLM_ARENA
+from bench_memory import TFLM_ARENA, models_folder
 from rich.progress import Progress
 
 import tvmdevice
@@ -69,9 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpus", default=",".join(CPUS), help="comma-separated CPUs (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
     args = parser.parse_args(argv)
-    folder = os.environ.get("TVMDEVICE_MODELS_DIR")
-    if not folder:
-        print("set TVMDEVICE_MODELS_DIR to the folder of the shared .tflite models", file=sys.stderr)
+    folder = models_folder()
+    if folder is None:
         return 1
     cpus = tuple(c.strip() for c in args.cpus.split(",") if c.strip())
     rows: list[dict] = []
@@ -80,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         task = progress.add_task("export, build, run", total=len(jobs))
         for name, target in jobs:
             try:
-                rows += measure(Path(folder) / f"{name}.tflite", target, cpus, Path(tmp))
+                rows += measure(folder / f"{name}.tflite", target, cpus, Path(tmp))
             except TVMDeviceError as exc:
                 progress.console.print(f"{name} on {target!r}: {exc}", style="red")
             progress.advance(task)

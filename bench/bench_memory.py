@@ -31,6 +31,15 @@ TFLM_ARENA = {
 TARGETS = ("c", "cmsis-nn, c", "woofles, cmsis-nn, c")
 
 
+def models_folder() -> Path | None:
+    """``TVMDEVICE_MODELS_DIR``, or None after saying on stderr that it must be set."""
+    folder = os.environ.get("TVMDEVICE_MODELS_DIR")
+    if not folder:
+        print("set TVMDEVICE_MODELS_DIR to the folder of the shared .tflite models", file=sys.stderr)
+        return None
+    return Path(folder)
+
+
 def measure(model: Path, target: str) -> dict:
     """Per-pool RAM (activations + scratch) and constants of ``model`` compiled for ``target``."""
     module = tvmdevice.compile(model, target=target)
@@ -57,13 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
     args = parser.parse_args(argv)
-    folder = os.environ.get("TVMDEVICE_MODELS_DIR")
-    if not folder:
-        print("set TVMDEVICE_MODELS_DIR to the folder of the shared .tflite models", file=sys.stderr)
+    folder = models_folder()
+    if folder is None:
         return 1
     rows = []
     for name in TFLM_ARENA:
-        path = Path(folder) / f"{name}.tflite"
+        path = folder / f"{name}.tflite"
         for target in TARGETS:
             try:
                 rows.append(measure(path, target))

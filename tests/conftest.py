@@ -15,6 +15,19 @@ from tvmdevice.registry import Registry
 FIXTURE_PLUGINS = Path(__file__).parent / "fixtures" / "plugins"
 
 
+@pytest.fixture(scope="session")
+def private_firmware_cache(tmp_path_factory):
+    """Firmware build artefacts and the QEMU plugin go to a folder of this test session
+    (``TVMDEVICE_CACHE_DIR``); the firmware and export tests use it for every test."""
+    old = os.environ.get("TVMDEVICE_CACHE_DIR")
+    os.environ["TVMDEVICE_CACHE_DIR"] = str(tmp_path_factory.mktemp("fw-cache"))
+    yield
+    if old is None:
+        os.environ.pop("TVMDEVICE_CACHE_DIR", None)
+    else:
+        os.environ["TVMDEVICE_CACHE_DIR"] = old
+
+
 @pytest.fixture
 def registry() -> Registry:
     """A registry with only the built-in host device (no entry points)."""

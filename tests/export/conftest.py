@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 
 @pytest.fixture(scope="session", autouse=True)
-def private_cache(tmp_path_factory):
-    """The QEMU instruction-count plugin is built into a folder of this test session."""
-    old = os.environ.get("TVMDEVICE_CACHE_DIR")
-    os.environ["TVMDEVICE_CACHE_DIR"] = str(tmp_path_factory.mktemp("export-cache"))
-    yield
-    if old is None:
-        os.environ.pop("TVMDEVICE_CACHE_DIR", None)
-    else:
-        os.environ["TVMDEVICE_CACHE_DIR"] = old
+def private_cache(private_firmware_cache):
+    """Every test here builds into this session's own cache (tests/conftest.py)."""
 
 
 def random_inputs(graph, seed: int = 0) -> list[np.ndarray]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -10,15 +9,8 @@ from fw_helpers import DenseLayer
 
 
 @pytest.fixture(scope="session", autouse=True)
-def private_cache(tmp_path_factory):
-    """Build artefacts and the QEMU plugin go to a folder of this test session."""
-    old = os.environ.get("TVMDEVICE_CACHE_DIR")
-    os.environ["TVMDEVICE_CACHE_DIR"] = str(tmp_path_factory.mktemp("fw-cache"))
-    yield
-    if old is None:
-        os.environ.pop("TVMDEVICE_CACHE_DIR", None)
-    else:
-        os.environ["TVMDEVICE_CACHE_DIR"] = old
+def private_cache(private_firmware_cache):
+    """Every test here builds into this session's own cache (tests/conftest.py)."""
 
 
 @pytest.fixture(scope="session")
