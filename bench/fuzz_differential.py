@@ -20,7 +20,18 @@ Rules checked:
   target (``mismatch``);
 * when TFLM refuses a file (load, allocate or invoke raises) and tvmdevice
   runs it, ``tflm-refuses``; a TFLM crash or hang is recorded as
-  ``tflm-crash`` / ``tflm-hang`` (documented TFLM crashes, not disagreements).
+  ``tflm-crash`` / ``tflm-hang`` (documented TFLM crashes, not disagreements);
+* a mismatch on a file whose TFLM result is undefined is ``tflm-undefined``
+  (documented, not a disagreement; :func:`tflm_undefined` says why):
+  constants stored after the flatbuffer (``Buffer.offset``), which the
+  tflite-micro interpreter does not read, so those weights are uninitialized
+  arena memory there (tvmdevice and LiteRT read them); and a float QUANTIZE
+  whose output scale is so small that ``x / scale`` overflows int32 for the
+  inputs, where TFLM's float-to-int conversion is undefined behaviour (tvmdevice
+  saturates).
+
+A campaign stopped early (Ctrl-C or SIGTERM) finishes the cases in flight and
+writes its summary (``"complete": false``).
 
 Usage::
 
@@ -40,6 +51,7 @@ import json
 import multiprocessing as mp
 import os
 import random
+import signal
 import sys
 import threading
 import time
@@ -611,6 +623,41 @@ def judge(tvm: tuple[str, Any], tflm: tuple[str, Any], targets: list[str]) -> tu
     return findings, classes, tflm_class
 
 
+#: Below this output scale a float QUANTIZE overflows int32 for inputs of magnitude ~2 or more.
+_TINY_QUANTIZE_SCALE = 1e-9
+
+
+def tflm_undefined(data: bytes) -> str | None:
+    """Why TFLM's output on ``data`` is undefined (see the module doc), or None."""
+    import tflite
+
+    try:
+        m = tflite.Model.GetRootAsModel(data, 0)
+        g = m.Subgraphs(0)
+        inputs = {g.Operators(k).Inputs(j) for k in range(g.OperatorsLength())
+                  for j in range(g.Operators(k).InputsLength())}
+        for t in range(g.TensorsLength()):
+            tensor = g.Tensors(t)
+            b = m.Buffers(tensor.Buffer()) if 0 < tensor.Buffer() < m.BuffersLength() else None
+            if t in inputs and b is not None and b.Offset() > 1 and b.Size() and not b.DataLength():
+                return f"tensor {t} is stored after the flatbuffer (Buffer.offset): tflite-micro does not read it"
+        for k in range(g.OperatorsLength()):
+            op = g.Operators(k)
+            code = m.OperatorCodes(op.OpcodeIndex())
+            builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+            if builtin != tflite.BuiltinOperator.QUANTIZE or not op.InputsLength() or not op.OutputsLength():
+                continue
+            src, dst = g.Tensors(op.Inputs(0)), g.Tensors(op.Outputs(0))
+            q = dst.Quantization()
+            if src.Type() == tflite.TensorType.FLOAT32 and q is not None and q.ScaleLength() and \
+                    0 < q.Scale(0) < _TINY_QUANTIZE_SCALE:
+                return (f"operator #{k} QUANTIZE float32 with output scale {q.Scale(0):g}: x / scale overflows "
+                        "int32, undefined behaviour in TFLM's conversion")
+    except Exception:  # noqa: BLE001 - unreadable here: no explanation
+        return None
+    return None
+
+
 def hints(data: bytes) -> list[str]:
     """Features of a file that explain known divergences, for triage:
     constants stored after the flatbuffer (``Buffer.offset``, which TFLM does
@@ -692,10 +739,12 @@ class Campaign:
     #: Cases TFLM crashed or hung on that tvmdevice ran (no comparison possible).
     tflm_crash_tvm_runs: int = 0
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+    #: set by Ctrl-C or SIGTERM: no new case starts, the summary is still written
+    stop: threading.Event = dataclasses.field(default_factory=threading.Event)
 
     def take(self) -> int | None:
         with self.lock:
-            if self.next_case >= self.args.cases:
+            if self.next_case >= self.args.cases or self.stop.is_set():
                 return None
             self.next_case += 1
             return self.next_case - 1
@@ -716,6 +765,9 @@ class Campaign:
                     data, how = self.source.case(i)
                 tvm, tflm = self.run_case(tvm_w, tflm_w, data, i)
                 findings, classes, tflm_class = judge(tvm, tflm, self.targets)
+                if any(f.startswith("mismatch") for f in findings) and tflm_undefined(data) is not None:
+                    findings = [f for f in findings if not f.startswith("mismatch")]
+                    tflm_class = "tflm-undefined"
                 if findings and self.args.minimize and all(
                         f.startswith(("tflm-refuses", "mismatch", "raw-exception")) for f in findings):
                     data = self.minimized(tvm_w, tflm_w, data, i, {f.split(":")[0] for f in findings})
@@ -822,10 +874,17 @@ def main(argv: list[str] | None = None) -> int:
     threads = [threading.Thread(target=campaign.slot, args=(k, ctx), daemon=True) for k in range(args.workers)]
     for th in threads:
         th.start()
-    _progress(campaign, threads, start)
+    signal.signal(signal.SIGTERM, lambda *_: campaign.stop.set())
+    try:
+        _progress(campaign, threads, start)
+    except KeyboardInterrupt:
+        campaign.stop.set()
+        print("stopping: finishing the cases in flight", file=sys.stderr, flush=True)
+        _progress(campaign, threads, start)
     elapsed = time.monotonic() - start
     summary = {
-        "cases": campaign.done, "seconds": round(elapsed, 1), "cases_per_s": round(campaign.done / elapsed, 2),
+        "cases": campaign.done, "complete": campaign.done == args.cases, "seconds": round(elapsed, 1),
+        "cases_per_s": round(campaign.done / elapsed, 2),
         "workers": args.workers, "seed": args.seed, "targets": targets, "both_accept": campaign.both_accept,
         "tflm_crash_while_tvmdevice_runs": campaign.tflm_crash_tvm_runs,
         "tvmdevice_classes": {t: dict(c.most_common()) for t, c in campaign.tvm_hist.items()},
@@ -838,7 +897,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary, indent=1))
     else:
         _print_summary(summary)
-    bad = {k for k in campaign.finding_counts if not k.startswith("tflm-crash") and not k.startswith("tflm-hang")}
+    bad = {k for k in campaign.finding_counts if not k.startswith(("tflm-crash", "tflm-hang", "tflm-undefined"))}
     return 1 if bad else 0
 
 

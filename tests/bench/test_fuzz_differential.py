@@ -88,3 +88,22 @@ def test_minimizer_zeroes_in_place_what_it_cannot_remove():
     # Offsets must not move (length fixed) and byte 5 must stay: all else is zeroed.
     small = fuzz.minimize(data, lambda d: len(d) == 32 and d[5] == 6, budget=5)
     assert small == bytes(5) + b"\x06" + bytes(26)
+
+
+def test_tflm_undefined_results_are_explained_not_disagreements():
+    from tvmdevice.aot.builder import ModelBuilder
+
+    b = ModelBuilder(seed=2)
+    x = b.input((1, 5, 5, 3), scale=0.05)
+    b.output(b.fully_connected(b.reshape(b.conv2d(x, filters=4), (1, -1)), 6))
+    assert fuzz.tflm_undefined(b.build()) is None
+    b.spec.external_buffers = True  # the weights after the flatbuffer: tflite-micro does not read them
+    assert "Buffer.offset" in fuzz.tflm_undefined(b.build())
+
+    q = ModelBuilder(seed=3)
+    f = q.input((1, 8), dtype="float32")
+    q.output(q.quantize(f, 1e-12))  # x / scale overflows int32: undefined in TFLM's conversion
+    assert "overflows int32" in fuzz.tflm_undefined(q.build())
+    q2 = ModelBuilder(seed=3)
+    q2.output(q2.quantize(q2.input((1, 8), dtype="float32"), 0.05))
+    assert fuzz.tflm_undefined(q2.build()) is None
