@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .aot.ir import Graph, Operator
     from .device import Device
     from .device_type import DeviceType
+    from .ops import OpData
 
 WORKSPACE_ALIGNMENT = 64
 
@@ -156,7 +157,12 @@ def tvmdevice_export_sources(device_type: "DeviceType", options: dict[str, Any],
 
 @hookimpl(trylast=True)
 def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
-                             op: "Operator") -> str | None:
-    if op.type in device_type.operators:
+                             op: "Operator", op_data: "OpData | None") -> str | None:
+    # A data-type variant (int16...) needs its own declaration: "ADD:int16".
+    from .ops import kernel_key
+
+    key = kernel_key(op.type, op_data)
+    if key in device_type.operators:
         return None
-    return f"{device_type.name} has no {op.type} kernel"
+    variant = getattr(op_data, "variant", "")
+    return f"{device_type.name} has no {variant + ' ' if variant else ''}{op.type} kernel"

@@ -585,7 +585,9 @@ def tvmdevice_check_operator(device_type: "DeviceType", options: dict[str, Any],
 
     C: none (compile time).
 
-    Optional.  Default: accept exactly the operator types in ``device_type.operators``.
+    Optional.  Default: accept exactly the operators in ``device_type.operators``: the op
+    type for the int8 kernels, ``"<OP>:<variant>"`` for a data-type variant
+    (:func:`tvmdevice.ops.kernel_key`, e.g. ``"ADD:int16"``).
     """
 
 

@@ -48,6 +48,19 @@ def every_kernel_model() -> bytes:
                       (1, 16))
     y = b.fully_connected(b.add(mean, const), 5, activation="RELU")
     b.output(b.dequantize(b.softmax(y)))
+    # The int16x8 kernels and SUB.
+    q = b.quantize(f, 0.002, 0, dtype="int16")                     # quantize_f32_s16
+    q = b.quantize(q, 0.0011, 0, dtype="int16")                    # requantize_s16_s16
+    c16 = b.conv2d(q, 4, kernel=3)                                 # conv2d_s16
+    d16 = b.depthwise_conv2d(c16, kernel=3)                        # depthwise_conv2d_s16
+    s16 = b.sub(b.add(c16, d16), d16)                              # add_s16, sub_s16
+    m16 = b.mul(s16, s16, out_scale=float(s16.scale) ** 2 * 32768)  # mul_s16
+    p16 = b.max_pool2d(b.avg_pool2d(m16, 2, stride=1), 2)          # avg_pool2d_s16, max_pool2d_s16
+    fc16 = b.fully_connected(p16, 6, out_scale=0.0004)             # fully_connected_s16
+    b.output(b.softmax(b.tanh(b.logistic(fc16))))                  # logistic_s16, tanh_s16, softmax_s16
+    b.output(b.quantize(fc16, 0.05, 0))                            # requantize_s16_s8
+    b.output(b.quantize(x, 0.0004, 0, dtype="int16"))              # requantize_s8_s16
+    b.output(b.softmax(b.sub(x, b.quantize(x, 0.03, 2)), out_dtype="int16"))  # sub_s8, softmax_s8_s16
     return b.build()
 
 

@@ -18,7 +18,7 @@ FULLY_CONNECTED     fused_activation, keep_num_dims
 AVERAGE_POOL_2D,    padding, stride_h, stride_w, filter_height, filter_width,
 MAX_POOL_2D         fused_activation
 SOFTMAX             beta
-ADD, MUL            fused_activation
+ADD, SUB, MUL       fused_activation
 CONCATENATION       axis, fused_activation
 RESHAPE             new_shape (may be absent; the output shape is authoritative)
 MEAN                keep_dims (axes come from the second input tensor)

@@ -110,8 +110,14 @@ _PLANS: dict[str, Callable[..., _Plan]] = {
     "LOGISTIC": _activation, "TANH": _activation, "RESHAPE": _reshape,
 }
 
-#: Operator types the host's C kernels run.
+# The int16x8 variants and SUB, by kernel key ("ADD:int16").
+from tvmdevice.host.calls_int16 import PLANS as _INT16_PLANS  # noqa: E402
+
+_PLANS.update(_INT16_PLANS)
+
+#: Kernel keys (:func:`tvmdevice.ops.kernel_key`) the host's C kernels run.
 OPERATORS: frozenset[str] = frozenset(_PLANS)
+_OP_TYPES = frozenset(key.split(":")[0] for key in OPERATORS)
 
 
 def prepare(graph: "Graph", op: "Operator", op_data: ops.OpData | None = None) -> PreparedCall:
@@ -124,12 +130,13 @@ def prepare(graph: "Graph", op: "Operator", op_data: ops.OpData | None = None) -
         limits (the message names the operator).
     :raises ModelFormatError: for a malformed operator.
     """
-    plan = _PLANS.get(op.type)
-    if plan is None:
-        raise Refusal(f"no host kernel for {op.type}; the host implements {', '.join(sorted(OPERATORS))}",
-                      op=op, device="c")
-    if op_data is None:
+    if op_data is None and op.type in _OP_TYPES:
         op_data = ops.analyze(graph, op)
+    key = ops.kernel_key(op.type, op_data)
+    plan = _PLANS.get(key)
+    if plan is None:
+        raise Refusal(f"no host kernel for {key}; the host implements {', '.join(sorted(OPERATORS))}",
+                      op=op, device="c")
     name, extras = plan(graph, op, op_data)
     kernel = KERNEL_BY_NAME[name]
     return PreparedCall(name=name, kernel=kernel_capsule(_INDEX[name]),

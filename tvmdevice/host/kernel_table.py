@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from ..layout import Field, Layout
 
-__all__ = ["Kernel", "KERNELS", "KERNEL_BY_NAME", "PARAMS_LAYOUTS", "MAX_DIMS", "PAD_DIMS", "MEAN_DIMS",
-           "MAX_CONCAT_INPUTS", "CONSTANTS"]
+__all__ = ["Kernel", "KERNELS", "INT16_KERNELS", "INT16_OPERATORS", "KERNEL_BY_NAME", "PARAMS_LAYOUTS", "MAX_DIMS",
+           "PAD_DIMS", "MEAN_DIMS", "MAX_CONCAT_INPUTS", "CONSTANTS"]
 
 # ------------------------------------------------- constants C shares
 #: Rank of the ADD/MUL broadcast loop: TFLM's ADD broadcasts over 6 dimensions (MUL over 4).
@@ -47,7 +47,7 @@ _CLAMP = (Field("act_min", "int32_t", doc="fused activation clamp, int8 range"),
 _CHANNEL_QUANT = (Field("multiplier", "const int32_t*", doc="[out_ch] Q31 multipliers; equal when per-tensor"),
                   Field("shift", "const int32_t*", doc="[out_ch] shifts, positive = left"))
 
-CONV_PARAMS = Layout("tvmd_c_conv_params_t", (
+CONV_PARAMS: Layout = Layout("tvmd_c_conv_params_t", (
     _NUM_INPUTS,
     *_int32("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "out_ch", "filter_h", "filter_w"),
     Field("filter_in_ch", "int32_t", doc="CONV_2D: channels per group"),
@@ -60,7 +60,7 @@ CONV_PARAMS = Layout("tvmd_c_conv_params_t", (
     *_CLAMP, *_CHANNEL_QUANT,
 ), doc="CONV_2D (OHWI filter) and DEPTHWISE_CONV_2D ([1, KH, KW, out_ch] filter), NHWC int8.")
 
-FULLY_CONNECTED_PARAMS = Layout("tvmd_c_fully_connected_params_t", (
+FULLY_CONNECTED_PARAMS: Layout = Layout("tvmd_c_fully_connected_params_t", (
     _NUM_INPUTS, *_int32("batches", "accum_depth", "out_ch"),
     Field("input_offset", "int32_t", doc="-input zero point"),
     Field("filter_offset", "int32_t", doc="-weights zero point (0 when per-channel)"),
@@ -71,20 +71,20 @@ FULLY_CONNECTED_PARAMS = Layout("tvmd_c_fully_connected_params_t", (
     Field("shift", "const int32_t*", doc="like multiplier: shifts, positive = left"),
 ), doc="FULLY_CONNECTED, [batches, accum_depth] x [out_ch, accum_depth]^T, int8.")
 
-POOL_PARAMS = Layout("tvmd_c_pool_params_t", (
+POOL_PARAMS: Layout = Layout("tvmd_c_pool_params_t", (
     *_int32("batches", "in_h", "in_w", "channels", "out_h", "out_w", "filter_h", "filter_w", "stride_h", "stride_w",
             "pad_h", "pad_w"),
     *_CLAMP,
 ), doc="AVERAGE_POOL_2D and MAX_POOL_2D, NHWC int8.")
 
-SOFTMAX_PARAMS = Layout("tvmd_c_softmax_params_t", (
+SOFTMAX_PARAMS: Layout = Layout("tvmd_c_softmax_params_t", (
     *_int32("rows", "depth"),
     Field("input_multiplier", "int32_t", doc="beta * input scale as a Q31 multiplier (Q5.26 differences)"),
     Field("input_left_shift", "int32_t"),
     Field("diff_min", "int32_t", doc="differences to the row maximum below this give -128"),
 ), doc="SOFTMAX int8 -> int8 along the last axis (TFLM's gemmlowp path).")
 
-ELEMENTWISE_PARAMS = Layout("tvmd_c_elementwise_params_t", (
+ELEMENTWISE_PARAMS: Layout = Layout("tvmd_c_elementwise_params_t", (
     Field("size", "int32_t", doc="output elements"),
     Field("out_shape", "int32_t", (MAX_DIMS,), doc="output shape right-aligned to TVMD_C_MAX_DIMS, 1 before"),
     Field("in1_strides", "int32_t", (MAX_DIMS,), doc="element strides, 0 along a broadcast dimension"),
@@ -119,7 +119,7 @@ MEAN_PARAMS = Layout("tvmd_c_mean_params_t", (
     Field("shift", "int32_t"),
 ), doc="MEAN, int8 (TFLM's QuantizedMeanOrSum).")
 
-QUANTIZE_PARAMS = Layout("tvmd_c_quantize_params_t", (
+QUANTIZE_PARAMS: Layout = Layout("tvmd_c_quantize_params_t", (
     Field("size", "int32_t", doc="elements"),
     Field("output_scale", "float", doc="float -> int8: the output scale"),
     Field("output_offset", "int32_t", doc="output zero point"),
@@ -189,6 +189,14 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("tanh_s8", ("TANH",), ACTIVATION_PARAMS, "activations.c"),
     Kernel("reshape", ("RESHAPE",), COPY_PARAMS, "reshape.c"),
 )
+
+# The int16x8 kernels and SUB (their module imports Kernel and the layouts above, so it is
+# imported through this one).
+from .kernel_table_int16 import KERNELS as INT16_KERNELS  # noqa: E402
+
+KERNELS += INT16_KERNELS
+#: The kernel keys of the int16x8 kernels and SUB (``"ADD:int16"``...).
+INT16_OPERATORS: frozenset[str] = frozenset(key for k in INT16_KERNELS for key in k.op_types)
 
 #: Kernel name -> kernel.
 KERNEL_BY_NAME: dict[str, Kernel] = {k.name: k for k in KERNELS}

@@ -21,6 +21,7 @@ from ..hookspecs import hookimpl
 from ..layout import Field, Layout
 from ..memory import copy_host, host_heap
 from ..options import TargetOption
+from .kernel_table import INT16_OPERATORS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..aot.ir import Graph, Operator
@@ -31,11 +32,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 API_VERSION = 1
 
-#: Operators the host C kernels implement (RESHAPE is a view unless its input is a constant).
+#: Operators the host C kernels implement (RESHAPE is a view unless its input is a constant),
+#: by kernel key: the int16 variants are ``"<OP>:<variant>"`` (:mod:`.kernel_table_int16`).
 OPERATORS = frozenset({
     "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX",
     "ADD", "MUL", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "PAD", "CONCATENATION", "MEAN", "LOGISTIC", "TANH",
-})
+}) | INT16_OPERATORS
 
 LAYOUT = Layout(
     "tvm_device_c_t",
@@ -182,9 +184,12 @@ def tvmdevice_get_data_size(device: "Device", shape: tuple[int, ...], dtype: str
 # ------------------------------------------------------------------- kernels
 @hookimpl
 def tvmdevice_check_operator(device_type: DeviceType, options: dict[str, Any], graph: "Graph",
-                             op: "Operator") -> str | None:
-    if op.type not in OPERATORS:
-        return f"no host kernel for {op.type}"
+                             op: "Operator", op_data: "OpData | None") -> str | None:
+    from ..ops import kernel_key
+
+    key = kernel_key(op.type, op_data)
+    if key not in OPERATORS:
+        return f"no host kernel for {key}"
     return None
 
 

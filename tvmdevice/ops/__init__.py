@@ -27,6 +27,7 @@ from tvmdevice.ops import (
     conv,
     elementwise,
     fully_connected,
+    int16,
     mean,
     pad,
     pooling,
@@ -34,7 +35,7 @@ from tvmdevice.ops import (
     softmax,
     views,
 )
-from tvmdevice.ops._base import OpData, OpDef, Operand, Signature
+from tvmdevice.ops._base import OpData, OpDef, Operand, Signature, kernel_key
 from tvmdevice.ops.activations import ActivationData
 from tvmdevice.ops.concatenation import ConcatData
 from tvmdevice.ops.conv import ConvData
@@ -50,11 +51,12 @@ from tvmdevice.ops.views import ViewData
 __all__ = [
     "OPERATORS", "validate", "analyze", "OpData", "OpDef", "Operand", "Signature",
     "ConvData", "FullyConnectedData", "PoolData", "SoftmaxData", "ElementwiseData", "ViewData", "PadData",
-    "ConcatData", "MeanData", "QuantizeData", "DequantizeData", "ActivationData",
+    "ConcatData", "MeanData", "QuantizeData", "DequantizeData", "ActivationData", "kernel_key",
 ]
 
-#: Every operator type the layer knows: op type -> its definition.
-OPERATORS: Mapping[str, OpDef] = MappingProxyType({
+#: Every operator type the layer knows: op type -> its definition (int16 variants folded in by
+#: :func:`tvmdevice.ops.int16.widen`).
+OPERATORS: Mapping[str, OpDef] = MappingProxyType(int16.widen({
     "CONV_2D": OpDef(conv.SIGNATURE, conv.validate, conv.analyze),
     "DEPTHWISE_CONV_2D": OpDef(conv.DEPTHWISE_SIGNATURE, conv.validate, conv.analyze),
     "FULLY_CONNECTED": OpDef(fully_connected.SIGNATURE, fully_connected.validate, fully_connected.analyze),
@@ -71,7 +73,7 @@ OPERATORS: Mapping[str, OpDef] = MappingProxyType({
     "DEQUANTIZE": OpDef(quantize.DEQUANTIZE_SIGNATURE, quantize.validate, quantize.analyze),
     "LOGISTIC": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
     "TANH": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
-})
+}))
 
 _T = TypeVar("_T")
 # What a hand-built or corrupted graph makes the checks trip over (a missing

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, ClassVar
 
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.aot.ir import Graph, Operator
 
-__all__ = ["OpData", "Operand", "Signature", "OpDef", "INT8", "INT32", "FLOAT32", "SHAPE_TYPES"]
+__all__ = ["OpData", "Operand", "Signature", "OpDef", "INT8", "INT16", "INT32", "INT64", "FLOAT32", "SHAPE_TYPES",
+           "kernel_key"]
 
 INT8 = frozenset({np.dtype("i1")})
+INT16 = frozenset({np.dtype("<i2")})
+INT64 = frozenset({np.dtype("<i8")})
 INT32 = frozenset({np.dtype("<i4")})
 FLOAT32 = frozenset({np.dtype("<f4")})
 #: Index-like operands (shapes, paddings): TFLite models use int32 or int64.
@@ -29,6 +32,11 @@ class OpData:
 
     op_index: int
     op_type: str
+
+    #: The data-type variant its kernel must implement: ``""`` for the int8
+    #: kernels every device of the operator has, else e.g. ``"int16"`` or
+    #: ``"int8->int16"`` (:func:`kernel_key`).
+    variant: ClassVar[str] = ""
 
     @property
     def is_view(self) -> bool:
@@ -88,3 +96,13 @@ class OpDef:
     signature: Signature
     validate: Callable[["Graph", "Operator"], None]
     analyze: Callable[["Graph", "Operator"], OpData | None]
+
+
+def kernel_key(op_type: str, op_data: OpData | None) -> str:
+    """The name a device declares to run this operator variant: ``"ADD"`` (int8), ``"ADD:int16"``...
+
+    A device type's ``operators`` lists these keys; an operator whose op data
+    has a variant goes only to devices that declare that variant's key.
+    """
+    variant = getattr(op_data, "variant", "")
+    return f"{op_type}:{variant}" if variant else op_type

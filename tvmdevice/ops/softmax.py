@@ -62,6 +62,11 @@ def analyze(graph: Graph, op: Operator) -> SoftmaxData:
     out_scale, out_zp = c.per_tensor_int8(op, out, "output")
     if out_zp != -128 or out_scale != 1.0 / 256:
         raise c.refuse(op, f"int8 softmax needs output scale 1/256 and zero point -128 (got {out_scale}, {out_zp})")
+    return int8_input_data(op, inp, in_scale, SoftmaxData)
+
+
+def int8_input_data(op: Operator, inp: Tensor, in_scale: float, cls: type) -> SoftmaxData:
+    """The op data of a softmax on int8 input (TFLM's gemmlowp path, whatever the output type)."""
     depth = int(inp.shape[-1])
     if depth > MAX_DEPTH:
         raise c.refuse(op, f"softmax over {depth} values overflows TFLM's Q12.19 sum (at most {MAX_DEPTH})")
@@ -79,5 +84,5 @@ def analyze(graph: Graph, op: Operator) -> SoftmaxData:
     # CalculateInputRadius(5, left_shift, total_signed_bits=31), in double.
     radius = math.floor(((1 << _SCALED_DIFF_INTEGER_BITS) - 1) * (1 << (31 - _SCALED_DIFF_INTEGER_BITS))
                         / (1 << left_shift))
-    return SoftmaxData(op_index=op.index, op_type=op.type, rows=c.count(inp.shape) // depth, depth=depth,
-                       input_multiplier=int(multiplier), input_left_shift=int(left_shift), diff_min=-radius)
+    return cls(op_index=op.index, op_type=op.type, rows=c.count(inp.shape) // depth, depth=depth,
+               input_multiplier=int(multiplier), input_left_shift=int(left_shift), diff_min=-radius)

@@ -8,16 +8,20 @@ from typing import Sequence
 import numpy as np
 import tflite
 
-__all__ = ["TensorRef", "TT", "OPS", "ACTIVATIONS", "PADDINGS", "NUMPY_TYPES", "INT8_STD", "pair", "out_size",
-           "scale_of"]
+__all__ = ["TensorRef", "TT", "OPS", "ACTIVATIONS", "PADDINGS", "NUMPY_TYPES", "INT8_STD", "QUANT_STD", "pair",
+           "out_size", "scale_of", "ttype_of", "QMAX"]
 
 TT = tflite.TensorType
 OPS = tflite.BuiltinOperator
 ACTIVATIONS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 PADDINGS = {"SAME": tflite.Padding.SAME, "VALID": tflite.Padding.VALID}
-NUMPY_TYPES = {TT.INT8: np.int8, TT.INT32: np.int32, TT.INT64: np.int64, TT.FLOAT32: np.float32}
+NUMPY_TYPES = {TT.INT8: np.int8, TT.INT16: np.int16, TT.INT32: np.int32, TT.INT64: np.int64, TT.FLOAT32: np.float32}
 # Spread of a uniform int8 value (std of U[-128, 127]) used to guess scales.
 INT8_STD = 74.0
+#: The same spread per activation type (int16: std of U[-32768, 32767]).
+QUANT_STD = {TT.INT8: INT8_STD, TT.INT16: 18918.0}
+#: 2**(bits - 1) per activation type: output scales are guessed to spread over it.
+QMAX = {TT.INT8: 128.0, TT.INT16: 32768.0}
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,11 @@ def scale_of(t: TensorRef) -> float:
     if t.scale is None:
         raise ValueError(f"tensor {t.index} is not quantized; this operator needs an int8 input")
     return t.scale
+
+
+def ttype_of(t: TensorRef) -> int:
+    """The TFLite type code of ``t``."""
+    return {np.dtype(v): k for k, v in NUMPY_TYPES.items()}[np.dtype(t.dtype)]
 
 
 def pair(v: int | Sequence[int]) -> tuple[int, int]:

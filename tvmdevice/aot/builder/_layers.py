@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tvmdevice.aot.builder._common import ACTIVATIONS, OPS, PADDINGS, TT, TensorRef, out_size, pair, scale_of
+from tvmdevice.aot.builder._common import ACTIVATIONS, OPS, PADDINGS, TT, TensorRef, out_size, pair, scale_of, ttype_of
 
 __all__ = ["LayersMixin"]
 
@@ -26,8 +26,8 @@ class LayersMixin:
         (sh, sw) = pair(stride if stride is not None else (ph, pw))
         n, h, w, c = x.shape
         shape = (n, out_size(padding, h, ph, sh, 1), out_size(padding, w, pw, sw, 1), c)
-        # TFLM requires pooling to keep the input's quantization.
-        y = self._tensor(shape, TT.INT8, scale_of(x), x.zero_point)
+        # TFLM requires pooling to keep the input's quantization (and type).
+        y = self._tensor(shape, ttype_of(x), scale_of(x), x.zero_point)
         self._op(code, [x.index], [y.index], ("Pool2DOptions", {
             "Padding": PADDINGS[padding], "StrideW": sw, "StrideH": sh, "FilterWidth": pw, "FilterHeight": ph,
             "FusedActivationFunction": ACTIVATIONS[activation]}))
@@ -43,16 +43,26 @@ class LayersMixin:
         """MAX_POOL_2D (stride defaults to the pool size)."""
         return self._pool(OPS.MAX_POOL_2D, x, pool, stride, padding, activation)
 
-    def softmax(self, x: TensorRef, beta: float = 1.0) -> TensorRef:
-        """SOFTMAX along the last axis; int8 output is always 1/256, -128."""
-        y = self._tensor(x.shape, TT.INT8, 1.0 / 256, -128)
+    def softmax(self, x: TensorRef, beta: float = 1.0, out_dtype: str | None = None) -> TensorRef:
+        """SOFTMAX along the last axis; the output quantization is TFLM's fixed one per type:
+        int8 1/256, -128; int16 from int8 1/65536, -32768; int16 from int16 1/32768, 0.
+
+        :param out_dtype: ``"int8"`` or ``"int16"``; default the input's type.
+        """
+        out_type = {"int8": TT.INT8, "int16": TT.INT16}[out_dtype] if out_dtype else ttype_of(x)
+        if out_type == TT.INT8:
+            y = self._tensor(x.shape, TT.INT8, 1.0 / 256, -128)
+        elif ttype_of(x) == TT.INT8:
+            y = self._tensor(x.shape, TT.INT16, 1.0 / 65536, -32768)
+        else:
+            y = self._tensor(x.shape, TT.INT16, 1.0 / 32768, 0)
         self._op(OPS.SOFTMAX, [x.index], [y.index], ("SoftmaxOptions", {"Beta": float(beta)}))
         return y
 
     def _binary(self, code: int, table: str, a: TensorRef, b: TensorRef, activation: str,
                 out_scale: float | None, out_zero_point: int | None, default_scale: float) -> TensorRef:
         shape = np.broadcast_shapes(a.shape, b.shape)
-        y = self._activation_out(shape, out_scale, out_zero_point, default_scale)
+        y = self._activation_out(shape, out_scale, out_zero_point, default_scale, ttype=ttype_of(a))
         self._op(code, [a.index, b.index], [y.index], (table, {"FusedActivationFunction": ACTIVATIONS[activation]}))
         return y
 
@@ -60,6 +70,12 @@ class LayersMixin:
             out_zero_point: int | None = None) -> TensorRef:
         """ADD with numpy-style broadcasting."""
         return self._binary(OPS.ADD, "AddOptions", a, b, activation, out_scale, out_zero_point,
+                            scale_of(a) + scale_of(b))
+
+    def sub(self, a: TensorRef, b: TensorRef, activation: str = "NONE", out_scale: float | None = None,
+            out_zero_point: int | None = None) -> TensorRef:
+        """SUB (``a - b``) with numpy-style broadcasting."""
+        return self._binary(OPS.SUB, "SubOptions", a, b, activation, out_scale, out_zero_point,
                             scale_of(a) + scale_of(b))
 
     def mul(self, a: TensorRef, b: TensorRef, activation: str = "NONE", out_scale: float | None = None,
@@ -117,20 +133,26 @@ class LayersMixin:
         return y
 
     def logistic(self, x: TensorRef) -> TensorRef:
-        """LOGISTIC; int8 output is always 1/256, -128."""
-        y = self._tensor(x.shape, TT.INT8, 1.0 / 256, -128)
+        """LOGISTIC; int8 output is always 1/256, -128, int16 output 1/32768, 0."""
+        if ttype_of(x) == TT.INT16:
+            y = self._tensor(x.shape, TT.INT16, 1.0 / 32768, 0)
+        else:
+            y = self._tensor(x.shape, TT.INT8, 1.0 / 256, -128)
         self._op(OPS.LOGISTIC, [x.index], [y.index])
         return y
 
     def tanh(self, x: TensorRef) -> TensorRef:
-        """TANH; int8 output is always 1/128, 0."""
-        y = self._tensor(x.shape, TT.INT8, 1.0 / 128, 0)
+        """TANH; int8 output is always 1/128, 0, int16 output 1/32768, 0."""
+        if ttype_of(x) == TT.INT16:
+            y = self._tensor(x.shape, TT.INT16, 1.0 / 32768, 0)
+        else:
+            y = self._tensor(x.shape, TT.INT8, 1.0 / 128, 0)
         self._op(OPS.TANH, [x.index], [y.index])
         return y
 
-    def quantize(self, x: TensorRef, scale: float, zero_point: int = 0) -> TensorRef:
-        """QUANTIZE from float32 (or int8, which requantizes) to int8."""
-        y = self._tensor(x.shape, TT.INT8, scale, zero_point)
+    def quantize(self, x: TensorRef, scale: float, zero_point: int = 0, dtype: str = "int8") -> TensorRef:
+        """QUANTIZE from float32 (or int8/int16, which requantizes) to int8 or int16 (``dtype``)."""
+        y = self._tensor(x.shape, TT.INT16 if dtype == "int16" else TT.INT8, scale, zero_point)
         self._op(OPS.QUANTIZE, [x.index], [y.index])
         return y
 

@@ -10,7 +10,9 @@
 
 Weights are drawn from a seeded numpy generator with the usual int8
 quantization: symmetric weights (zero point 0) with per-channel scales,
-int32 biases with scale ``input_scale * weight_scale``.  Output scales that
+int32 biases with scale ``input_scale * weight_scale``.  An int16 input makes
+the converter's int16x8 layers: int16 activations with zero point 0, int8
+weights, int64 biases; every operator's output takes its input's type.  Output scales that
 are not given are estimated so values spread over the int8 range instead of
 saturating.  Operator options mirror the IR's option names.
 """
@@ -28,11 +30,14 @@ from tvmdevice.aot.builder._common import (
     NUMPY_TYPES,
     OPS,
     PADDINGS,
+    QMAX,
+    QUANT_STD,
     TT,
     TensorRef,
     out_size,
     pair,
     scale_of,
+    ttype_of,
 )
 from tvmdevice.aot.builder._flatbuffer import ModelSpec, OperatorSpec, TensorSpec, serialize
 from tvmdevice.aot.builder._layers import LayersMixin
@@ -88,20 +93,21 @@ class ModelBuilder(LayersMixin):
 
     def input(self, shape: Sequence[int], scale: float = 0.05, zero_point: int = 0,
               dtype: str = "int8") -> TensorRef:
-        """A graph input: int8 with the given quantization, or float32."""
-        if dtype not in ("int8", "float32"):
-            raise ValueError(f"input dtype must be 'int8' or 'float32', not {dtype!r}")
+        """A graph input: int8 or int16 with the given quantization, or float32."""
+        if dtype not in ("int8", "int16", "float32"):
+            raise ValueError(f"input dtype must be 'int8', 'int16' or 'float32', not {dtype!r}")
         if dtype == "float32":
             t = self._tensor(shape, TT.FLOAT32)
         else:
-            t = self._tensor(shape, TT.INT8, scale, zero_point)
+            t = self._tensor(shape, TT.INT16 if dtype == "int16" else TT.INT8, scale, zero_point)
         self._spec.inputs.append(t.index)
         return t
 
-    def constant(self, values: np.ndarray, scale: float, zero_point: int = 0) -> TensorRef:
-        """An int8 constant tensor (e.g. the second operand of ADD)."""
+    def constant(self, values: np.ndarray, scale: float, zero_point: int = 0, dtype: str = "int8") -> TensorRef:
+        """An int8 (or int16) constant tensor (e.g. the second operand of ADD)."""
         values = np.asarray(values)
-        return self._tensor(values.shape, TT.INT8, scale, zero_point, data=values.astype(np.int8))
+        ttype = TT.INT16 if dtype == "int16" else TT.INT8
+        return self._tensor(values.shape, ttype, scale, zero_point, data=values.astype(NUMPY_TYPES[ttype]))
 
     def output(self, t: TensorRef) -> TensorRef:
         """Mark ``t`` as a graph output."""
@@ -109,8 +115,8 @@ class ModelBuilder(LayersMixin):
         return t
 
     def _activation_out(self, shape: Sequence[int], scale: float | None, zero_point: int | None,
-                        default_scale: float, default_zp: int = 0) -> TensorRef:
-        return self._tensor(shape, TT.INT8, scale if scale is not None else default_scale,
+                        default_scale: float, default_zp: int = 0, ttype: int = TT.INT8) -> TensorRef:
+        return self._tensor(shape, ttype, scale if scale is not None else default_scale,
                             zero_point if zero_point is not None else default_zp)
 
     def _op(self, code: int, inputs: Sequence[int], outputs: Sequence[int],
@@ -128,17 +134,19 @@ class ModelBuilder(LayersMixin):
         ref = self._tensor(shape, TT.INT8, scales if per_channel else float(scales[0]), 0, data=w, axis=axis)
         return ref, np.broadcast_to(scales, (channels,)).astype(np.float64)
 
-    def _bias(self, channels: int, in_scale: float, w_scales: np.ndarray, depth: int) -> TensorRef:
+    def _bias(self, channels: int, in_scale: float, w_scales: np.ndarray, depth: int,
+              ttype: int = TT.INT8) -> TensorRef:
         b_scales = (np.float32(in_scale) * w_scales.astype(np.float32)).astype(np.float32)
-        # Biases of about one accumulator standard deviation.
-        spread = int(max(1, math.sqrt(depth) * INT8_STD * 64))
-        values = self._rng.integers(-spread, spread + 1, size=channels).astype(np.int32)
-        return self._tensor((channels,), TT.INT32, b_scales, 0, data=values)
+        # Biases of about one accumulator standard deviation; int64 for int16 activations.
+        spread = int(max(1, math.sqrt(depth) * QUANT_STD[ttype] * 64))
+        bias_type = TT.INT64 if ttype == TT.INT16 else TT.INT32
+        values = self._rng.integers(-spread, spread + 1, size=channels).astype(NUMPY_TYPES[bias_type])
+        return self._tensor((channels,), bias_type, b_scales, 0, data=values)
 
-    def _guess_scale(self, in_scale: float, w_scale: float, depth: int) -> float:
-        # std of sum over depth of (x - zp) * w, in real units; +-3 sigma over int8.
-        sigma = in_scale * w_scale * math.sqrt(max(depth, 1)) * INT8_STD * INT8_STD
-        return 3.0 * sigma / 128.0
+    def _guess_scale(self, in_scale: float, w_scale: float, depth: int, ttype: int = TT.INT8) -> float:
+        # std of sum over depth of (x - zp) * w, in real units; +-3 sigma over the output type.
+        sigma = in_scale * w_scale * math.sqrt(max(depth, 1)) * QUANT_STD[ttype] * INT8_STD
+        return 3.0 * sigma / QMAX[ttype]
 
     # -- convolutions and dense -------------------------------------------
     def conv2d(self, x: TensorRef, filters: int, kernel: int | Sequence[int] = (3, 3),
@@ -153,13 +161,14 @@ class ModelBuilder(LayersMixin):
         if c % groups or filters % groups:
             raise ValueError(f"{groups} groups must divide {c} input channels and {filters} filters")
         depth = kh * kw * (c // groups)
+        tt = ttype_of(x)
         wt, w_scales = self._weights((filters, kh, kw, c // groups), filters, per_channel, 0, weight_scale)
         ins = [x.index, wt.index]
         if bias:
-            ins.append(self._bias(filters, scale_of(x), w_scales, depth).index)
+            ins.append(self._bias(filters, scale_of(x), w_scales, depth, tt).index)
         shape = (n, out_size(padding, h, kh, sh, dh), out_size(padding, w, kw, sw, dw), filters)
         y = self._activation_out(shape, out_scale, out_zero_point,
-                                 self._guess_scale(scale_of(x), float(w_scales.mean()), depth))
+                                 self._guess_scale(scale_of(x), float(w_scales.mean()), depth, tt), ttype=tt)
         self._op(OPS.CONV_2D, ins, [y.index], ("Conv2DOptions", {
             "Padding": PADDINGS[padding], "StrideW": sw, "StrideH": sh,
             "FusedActivationFunction": ACTIVATIONS[activation], "DilationWFactor": dw, "DilationHFactor": dh}))
@@ -174,13 +183,14 @@ class ModelBuilder(LayersMixin):
         (kh, kw), (sh, sw), (dh, dw) = pair(kernel), pair(stride), pair(dilation)
         n, h, w, c = x.shape
         oc = c * depth_multiplier
+        tt = ttype_of(x)
         wt, w_scales = self._weights((1, kh, kw, oc), oc, per_channel, 3, weight_scale)
         ins = [x.index, wt.index]
         if bias:
-            ins.append(self._bias(oc, scale_of(x), w_scales, kh * kw).index)
+            ins.append(self._bias(oc, scale_of(x), w_scales, kh * kw, tt).index)
         shape = (n, out_size(padding, h, kh, sh, dh), out_size(padding, w, kw, sw, dw), oc)
         y = self._activation_out(shape, out_scale, out_zero_point,
-                                 self._guess_scale(scale_of(x), float(w_scales.mean()), kh * kw))
+                                 self._guess_scale(scale_of(x), float(w_scales.mean()), kh * kw, tt), ttype=tt)
         self._op(OPS.DEPTHWISE_CONV_2D, ins, [y.index], ("DepthwiseConv2DOptions", {
             "Padding": PADDINGS[padding], "StrideW": sw, "StrideH": sh, "DepthMultiplier": depth_multiplier,
             "FusedActivationFunction": ACTIVATIONS[activation], "DilationWFactor": dw, "DilationHFactor": dh}))
@@ -192,13 +202,14 @@ class ModelBuilder(LayersMixin):
         """FULLY_CONNECTED over the last dimension of ``x`` (other dimensions are batches)."""
         depth = x.shape[-1]
         batches = int(np.prod(x.shape[:-1], dtype=np.int64))
+        tt = ttype_of(x)
         wt, w_scales = self._weights((units, depth), units, per_channel, 0, weight_scale)
         ins = [x.index, wt.index]
         if bias:
-            ins.append(self._bias(units, scale_of(x), w_scales, depth).index)
+            ins.append(self._bias(units, scale_of(x), w_scales, depth, tt).index)
         shape = tuple(x.shape[:-1]) + (units,) if keep_num_dims else (batches, units)
         y = self._activation_out(shape, out_scale, out_zero_point,
-                                 self._guess_scale(scale_of(x), float(w_scales.mean()), depth))
+                                 self._guess_scale(scale_of(x), float(w_scales.mean()), depth, tt), ttype=tt)
         self._op(OPS.FULLY_CONNECTED, ins, [y.index], ("FullyConnectedOptions", {
             "FusedActivationFunction": ACTIVATIONS[activation], "KeepNumDims": bool(keep_num_dims)}))
         return y

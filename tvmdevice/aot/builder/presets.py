@@ -12,7 +12,7 @@ __all__ = ["single_op_model", "demo_model", "SINGLE_OP_DEFAULT_SHAPES"]
 SINGLE_OP_DEFAULT_SHAPES: dict[str, tuple[int, ...]] = {
     "CONV_2D": (1, 8, 8, 3), "DEPTHWISE_CONV_2D": (1, 8, 8, 3), "FULLY_CONNECTED": (1, 16),
     "AVERAGE_POOL_2D": (1, 8, 8, 3), "MAX_POOL_2D": (1, 8, 8, 3), "SOFTMAX": (1, 10),
-    "ADD": (1, 4, 4, 3), "MUL": (1, 4, 4, 3), "RESHAPE": (1, 4, 4, 3), "QUANTIZE": (1, 16),
+    "ADD": (1, 4, 4, 3), "SUB": (1, 4, 4, 3), "MUL": (1, 4, 4, 3), "RESHAPE": (1, 4, 4, 3), "QUANTIZE": (1, 16),
     "DEQUANTIZE": (1, 16), "PAD": (1, 4, 4, 3), "CONCATENATION": (1, 4, 4, 3), "MEAN": (1, 4, 4, 3),
     "LOGISTIC": (1, 16), "TANH": (1, 16),
 }
@@ -31,30 +31,33 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
     :param params: the builder method's keyword arguments (``filters``,
         ``kernel``, ``stride``, ``padding``, ...).  Extra ones by operator:
 
-        * ADD, MUL: ``input2_shape``, ``input2_scale``, ``input2_zero_point``;
+        * every operator: ``input_dtype`` ("int8", or "int16" for the int16x8 variants);
+        * ADD, SUB, MUL: ``input2_shape``, ``input2_scale``, ``input2_zero_point``;
         * CONCATENATION: ``input_shapes`` (list), ``axis``;
-        * QUANTIZE: ``input_dtype`` ("float32" or "int8"), ``scale``, ``zero_point``.
+        * QUANTIZE: ``input_dtype`` ("float32", "int8" or "int16"), ``output_dtype``,
+          ``scale``, ``zero_point``.
     :raises ValueError: for an operator type the builder does not know.
     """
     shape = tuple(input_shape) if input_shape is not None else SINGLE_OP_DEFAULT_SHAPES.get(op_type)
     if shape is None:
         raise ValueError(f"unknown operator type {op_type!r}; known: {', '.join(sorted(SINGLE_OP_DEFAULT_SHAPES))}")
     b = ModelBuilder(name=op_type.lower(), seed=seed)
+    dtype = params.pop("input_dtype", "float32" if op_type == "QUANTIZE" else "int8")
     if op_type == "QUANTIZE":
-        dtype = params.pop("input_dtype", "float32")
         x = b.input(shape, input_scale, input_zero_point, dtype=dtype)
-        y = b.quantize(x, params.pop("scale", 0.05), params.pop("zero_point", 0))
-    elif op_type in ("ADD", "MUL"):
-        x = b.input(shape, input_scale, input_zero_point)
+        y = b.quantize(x, params.pop("scale", 0.05), params.pop("zero_point", 0),
+                       dtype=params.pop("output_dtype", "int8"))
+    elif op_type in ("ADD", "SUB", "MUL"):
+        x = b.input(shape, input_scale, input_zero_point, dtype=dtype)
         x2 = b.input(params.pop("input2_shape", shape), params.pop("input2_scale", input_scale),
-                     params.pop("input2_zero_point", input_zero_point))
-        y = (b.add if op_type == "ADD" else b.mul)(x, x2, **params)
+                     params.pop("input2_zero_point", input_zero_point), dtype=dtype)
+        y = {"ADD": b.add, "SUB": b.sub, "MUL": b.mul}[op_type](x, x2, **params)
     elif op_type == "CONCATENATION":
         shapes = params.pop("input_shapes", [shape, shape])
-        xs: list[TensorRef] = [b.input(s, input_scale, input_zero_point) for s in shapes]
+        xs: list[TensorRef] = [b.input(s, input_scale, input_zero_point, dtype=dtype) for s in shapes]
         y = b.concatenation(xs, **params)
     else:
-        x = b.input(shape, input_scale, input_zero_point)
+        x = b.input(shape, input_scale, input_zero_point, dtype=dtype)
         method = getattr(b, _METHODS[op_type])
         if op_type == "CONV_2D":
             params.setdefault("filters", 4)

@@ -64,6 +64,7 @@ NUMPY_TYPES: dict[int, np.dtype] = {
     tflite.TensorType.INT32: np.dtype("<i4"),
     tflite.TensorType.INT64: np.dtype("<i8"),
     tflite.TensorType.INT8: np.dtype("i1"),
+    tflite.TensorType.INT16: np.dtype("<i2"),
 }
 
 #: The operand signature of every operator the frontend imports: the
@@ -176,6 +177,9 @@ _DECODERS: dict[str, tuple[int, type, Callable[[Any], dict[str, Any]], bool]] = 
             lambda o: {"fused_activation": _activation(o.FusedActivationFunction())}, False),
     "MUL": (tflite.BuiltinOptions.MulOptions, tflite.MulOptions,
             lambda o: {"fused_activation": _activation(o.FusedActivationFunction())}, False),
+    # SubOptions.pot_scale_int16 selects TFLite's power-of-two int16 path; TFLM has only the general one.
+    "SUB": (tflite.BuiltinOptions.SubOptions, tflite.SubOptions,
+            lambda o: {"fused_activation": _activation(o.FusedActivationFunction())}, False),
     "CONCATENATION": (tflite.BuiltinOptions.ConcatenationOptions, tflite.ConcatenationOptions,
                       lambda o: {"axis": o.Axis(), "fused_activation": _activation(o.FusedActivationFunction())},
                       True),
@@ -189,6 +193,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     "FULLY_CONNECTED": {"fused_activation": "NONE", "keep_num_dims": False},
     "ADD": {"fused_activation": "NONE"},
     "MUL": {"fused_activation": "NONE"},
+    "SUB": {"fused_activation": "NONE"},
     "RESHAPE": {"new_shape": None},
     "MEAN": {"keep_dims": False},
 }

@@ -25,7 +25,17 @@ import numpy as np
 from tvmdevice import ops
 from tvmdevice.aot.ir import ABSENT, Graph, Operator
 from tvmdevice.errors import Refusal
-from tvmdevice.host.kernels import activations, conv, elementwise, fully_connected, pooling, quantize, shape, softmax
+from tvmdevice.host.kernels import (
+    activations,
+    conv,
+    elementwise,
+    fully_connected,
+    int16,
+    pooling,
+    quantize,
+    shape,
+    softmax,
+)
 from tvmdevice.kernel import PreparedCall
 
 __all__ = ["SUPPORTED", "prepare", "run_graph"]
@@ -49,8 +59,12 @@ _BUILD: dict[str, Callable[[Any], PreparedCall]] = {
     "TANH": activations.build,
 }
 
-#: Operator types the host reference implements.
+# The int16x8 variants and SUB, by kernel key ("ADD:int16").
+_BUILD.update(int16.BUILD)
+
+#: Kernel keys (:func:`tvmdevice.ops.kernel_key`) the host reference implements.
 SUPPORTED: frozenset[str] = frozenset(_BUILD)
+_OP_TYPES = frozenset(key.split(":")[0] for key in SUPPORTED)
 
 
 def prepare(graph: Graph, op: Operator, op_data: ops.OpData | None = None) -> PreparedCall:
@@ -63,12 +77,13 @@ def prepare(graph: Graph, op: Operator, op_data: ops.OpData | None = None) -> Pr
         host's own limits (the message names the operator).
     :raises ModelFormatError: for a malformed operator.
     """
-    build = _BUILD.get(op.type)
-    if build is None:
-        raise Refusal(f"no host reference kernel for {op.type}; the host implements "
-                      f"{', '.join(sorted(SUPPORTED))}", op=op, device="c")
-    if op_data is None:
+    if op_data is None and op.type in _OP_TYPES:
         op_data = ops.analyze(graph, op)
+    key = ops.kernel_key(op.type, op_data)
+    build = _BUILD.get(key)
+    if build is None:
+        raise Refusal(f"no host reference kernel for {key}; the host implements "
+                      f"{', '.join(sorted(SUPPORTED))}", op=op, device="c")
     return build(op_data)
 
 

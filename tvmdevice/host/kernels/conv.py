@@ -20,7 +20,7 @@ from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import ConvData
 from tvmdevice.windows import effective_size
 
-__all__ = ["build", "run", "windows"]
+__all__ = ["build", "run", "windows", "accumulate"]
 
 
 def windows(x: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int], dilation: tuple[int, int],
@@ -52,9 +52,20 @@ def build(data: ConvData) -> PreparedCall:
 def run(params: ConvData, buffers: list[Any], device: Any = None) -> None:
     """Kernel: buffers = [input, filter, bias or None, output]."""
     p = params
-    x, w = buffers[0], buffers[1]
     bias = buffers[2] if len(buffers) == 4 else None
     out = buffers[-1]
+    acc = c.wrap_i32(accumulate(p, buffers[0], buffers[1]))
+    if bias is not None:
+        acc = acc + bias.reshape(-1).astype(np.int64)
+    y = c.requantize(acc, p.multiplier, p.shift) + p.output_offset
+    out[...] = c.clamp_to_int8(y, p.act_min, p.act_max)
+
+
+def accumulate(p: ConvData, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The exact sums of (input + input_offset) * filter per output (int64, NHWC), before any wrap.
+
+    Exact in float64 while each sum stays below 2**53 (int8 and int16 inputs, int8 filters).
+    """
     xs = x.astype(np.float64) + p.input_offset
     kernel = (p.filter_h, p.filter_w)
     win = windows(xs, kernel, (p.stride_h, p.stride_w), (p.dilation_h, p.dilation_w), (p.pad_h, p.pad_w),
@@ -75,8 +86,4 @@ def run(params: ConvData, buffers: list[Any], device: Any = None) -> None:
             wg = wf[g * per_group:(g + 1) * per_group].reshape(per_group, kh * kw * group_ch)
             parts.append(cols @ wg.T)
         acc = np.concatenate(parts, axis=1).reshape(n, oh, ow, out_ch)
-    acc = c.wrap_i32(np.rint(acc).astype(np.int64))
-    if bias is not None:
-        acc = acc + bias.reshape(-1).astype(np.int64)
-    y = c.requantize(acc, p.multiplier, p.shift) + p.output_offset
-    out[...] = c.clamp_to_int8(y, p.act_min, p.act_max)
+    return np.rint(acc).astype(np.int64)

@@ -14,7 +14,7 @@ from tvmdevice.host.kernels import _common as c
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import FullyConnectedData
 
-__all__ = ["build", "run"]
+__all__ = ["build", "run", "accumulate"]
 
 
 def build(data: FullyConnectedData) -> PreparedCall:
@@ -25,13 +25,20 @@ def build(data: FullyConnectedData) -> PreparedCall:
 def run(params: FullyConnectedData, buffers: list[Any], device: Any = None) -> None:
     """Kernel: buffers = [input, weights, bias or None, output]."""
     p = params
-    x = buffers[0].reshape(p.batches, p.accum_depth).astype(np.float64) + p.input_offset
-    w = buffers[1].astype(np.float64) + p.filter_offset
     bias = buffers[2] if len(buffers) == 4 else None
     out = buffers[-1]
-    # float64 is exact here: |x|, |w| <= 255 and sums stay far below 2**53.
-    acc = c.wrap_i32(np.rint(x @ w.T).astype(np.int64))
+    acc = c.wrap_i32(accumulate(p, buffers[0], buffers[1]))
     if bias is not None:
         acc = acc + bias.reshape(-1).astype(np.int64)
     y = c.requantize(acc, p.multiplier, p.shift) + p.output_offset
     out[...] = c.clamp_to_int8(y, p.act_min, p.act_max).reshape(out.shape)
+
+
+def accumulate(p: FullyConnectedData, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The exact sums of (input + input_offset) * (weight + filter_offset), [batches, out_ch] int64.
+
+    float64 is exact here: |x| <= 32768, |w| <= 255, and the sums stay far below 2**53.
+    """
+    xs = x.reshape(p.batches, p.accum_depth).astype(np.float64) + p.input_offset
+    ws = w.astype(np.float64) + p.filter_offset
+    return np.rint(xs @ ws.T).astype(np.int64)

@@ -1,4 +1,4 @@
-"""AVERAGE_POOL_2D and MAX_POOL_2D, int8.
+"""AVERAGE_POOL_2D and MAX_POOL_2D, int8 (and int16: the same loops, typed by the tensors).
 
 Bit-exact with TFLM's reference_integer_ops::AveragePool / MaxPool, run on
 :class:`tvmdevice.ops.PoolData`: windows are clipped to the image, the
@@ -64,6 +64,6 @@ def run(params: PoolCall, buffers: list[Any], device: Any = None) -> None:
         # both with C's truncating division.
         y = np.where(acc > 0, c.c_div(acc + half, counts), c.c_div(acc - half, counts))
     else:
-        # -128 padding never wins: TFLM starts its running max at -128 too.
-        y = windows(x, *geometry, -128).max(axis=(4, 5))
-    out[...] = c.clamp_to_int8(y, p.act_min, p.act_max)
+        # The type's minimum as padding never wins: TFLM starts its running max there too.
+        y = windows(x, *geometry, np.iinfo(x.dtype).min).max(axis=(4, 5))
+    out[...] = np.clip(y, p.act_min, p.act_max).astype(out.dtype)

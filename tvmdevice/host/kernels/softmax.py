@@ -33,8 +33,8 @@ def build(data: SoftmaxData) -> PreparedCall:
     return PreparedCall(name="softmax_s8", kernel=run, params=data)
 
 
-def softmax_int8(x: np.ndarray, p: SoftmaxData) -> np.ndarray:
-    """The int8 softmax of ``x`` along its last axis (int8 array out)."""
+def softmax_int8(x: np.ndarray, p: SoftmaxData, output_bits: int = 8) -> np.ndarray:
+    """The softmax of int8 ``x`` along its last axis: an int8 array, or int16 with ``output_bits`` 16."""
     rows = x.reshape(-1, x.shape[-1]).astype(np.int64)
     diff = rows - rows.max(axis=1, keepdims=True)
     live = diff >= p.diff_min
@@ -46,15 +46,16 @@ def softmax_int8(x: np.ndarray, p: SoftmaxData) -> np.ndarray:
     terms = fp.rounding_divide_by_pot(exp, _ACCUMULATION_INTEGER_BITS)  # Rescale<12>
     sum_of_exps = c.wrap_i32(np.where(live, terms, 0).sum(axis=1))
     shifted_scale, bits_over_unit = fp.get_reciprocal(sum_of_exps, _ACCUMULATION_INTEGER_BITS)
-    exponent = (bits_over_unit + 31 - 8)[:, None]
+    exponent = (bits_over_unit + 31 - output_bits)[:, None]
     if np.any(exponent > 31):
         # TFLM checks 0 <= exponent <= 31 and aborts: the sum of exps reached
         # 512, which only rows of more than 511 near-equal logits can do.
         raise KernelError(f"operator {p.op_index} ({p.op_type}): a row's sum of exponentials is too large for "
                           "TFLM's int8 softmax (more than 511 near-maximal logits); TFLM aborts on this input")
     unsat = fp.rounding_divide_by_pot(fp.srdhm(shifted_scale[:, None], exp), exponent)
-    y = np.clip(unsat - 128, -128, 127)
-    return np.where(live, y, -128).astype(np.int8).reshape(x.shape)
+    lowest, highest = -(1 << (output_bits - 1)), (1 << (output_bits - 1)) - 1
+    y = np.clip(unsat + lowest, lowest, highest)
+    return np.where(live, y, lowest).astype(np.int8 if output_bits == 8 else np.int16).reshape(x.shape)
 
 
 def run(params: SoftmaxData, buffers: list[Any], device: Any = None) -> None:

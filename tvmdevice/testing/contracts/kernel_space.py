@@ -177,8 +177,50 @@ STRATEGIES: dict[str, Callable[[Any], dict[str, Any]]] = {
 }
 
 
+def _int16(draw_params: Callable[[Any], dict[str, Any]], **fixed: Any) -> Callable[[Any], dict[str, Any]]:
+    """The int16x8 variant of an operator's space: int16 input with zero point 0 and an int16-sized scale."""
+    def draw(d: Any) -> dict[str, Any]:
+        params = draw_params(d)
+        for key in ("input_zero_point", "input2_zero_point"):
+            params.pop(key, None)
+        st = _st()
+        scale = d(st.sampled_from([0.0001, 0.0005, 2.0 ** -12]), label="int16_scale")
+        params.update({"input_dtype": "int16", "input_scale": scale, **fixed})
+        if "input2_scale" in params:
+            params["input2_scale"] = d(st.sampled_from([0.0002, 0.0007]), label="int16_scale2")
+        return params
+
+    return draw
+
+
+def _quantize16(source: str, target: str) -> Callable[[Any], dict[str, Any]]:
+    def draw(d: Any) -> dict[str, Any]:
+        st = _st()
+        scale = d(st.sampled_from([0.0003, 0.002]) if target == "int16" else st.sampled_from([0.05, 0.3]),
+                  label="scale")
+        return {"input_shape": _vector(d), "input_dtype": source, "output_dtype": target, "scale": scale,
+                "input_scale": 0.0004 if source == "int16" else 0.05}
+
+    return draw
+
+
+# The int16x8 variants (kernel keys, :func:`tvmdevice.ops.kernel_key`) and SUB.
+STRATEGIES.update({
+    "SUB": _binary,
+    "ADD:int16": _int16(_binary), "SUB:int16": _int16(_binary),
+    "MUL:int16": _int16(_binary, out_scale=0.05),
+    "CONV_2D:int16": _int16(conv2d), "DEPTHWISE_CONV_2D:int16": _int16(depthwise_conv2d),
+    "FULLY_CONNECTED:int16": _int16(fully_connected),
+    "AVERAGE_POOL_2D:int16": _int16(pool2d), "MAX_POOL_2D:int16": _int16(pool2d),
+    "SOFTMAX:int8->int16": lambda d: {**softmax(d), "out_dtype": "int16"}, "SOFTMAX:int16": _int16(softmax),
+    "LOGISTIC:int16": _int16(unary), "TANH:int16": _int16(unary),
+    **{f"QUANTIZE:{a}->{b}": _quantize16(a, b)
+       for a, b in (("float32", "int16"), ("int8", "int16"), ("int16", "int8"), ("int16", "int16"))},
+})
+
+
 def variants(op_type: str) -> Any:
-    """The hypothesis strategy of ``single_op_model`` keyword arguments for ``op_type``.
+    """The hypothesis strategy of ``single_op_model`` keyword arguments for ``op_type`` (a kernel key).
 
     :raises KeyError: for an operator type the kit has no parameter space for.
     """

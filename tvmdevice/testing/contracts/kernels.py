@@ -81,7 +81,9 @@ def run_variant(ctx: CheckContext, target: Target, op_type: str, params: dict[st
 
     what = _describe(op_type, params)
     try:
-        graph = load_tflite(single_op_model(op_type, seed=seed, **params), name=op_type.lower())
+        # op_type is a kernel key: "ADD:int16" builds an ADD (its parameters make it int16).
+        base = op_type.split(":")[0]
+        graph = load_tflite(single_op_model(base, seed=seed, **params), name=base.lower())
         inputs = _inputs(graph, seed)
         reference = run_graph(graph, inputs)
     except (ModelError, ValueError, Refusal):
@@ -91,14 +93,14 @@ def run_variant(ctx: CheckContext, target: Target, op_type: str, params: dict[st
         return
     op = graph.operators[0]
     entry = target.entries[0]
+    from ...ops import analyze
+
     try:
-        reason = ctx.registry.check_operator(entry.device_type, entry.options, graph, op)
+        reason = ctx.registry.check_operator(entry.device_type, entry.options, graph, op, analyze(graph, op))
     except TVMDeviceError as exc:
         raise _Mismatch(f"{what}: check_operator raised {type(exc).__name__}: {exc}") from exc
     if reason is None:
         # check_operator is only a pre-filter: prepare decides, on the op data.
-        from ...ops import analyze
-
         try:
             ctx.registry.prepare_operator(entry.device_type, entry.options, graph, op, analyze(graph, op))
         except Refusal as refusal:

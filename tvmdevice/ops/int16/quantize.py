@@ -1,0 +1,55 @@
+"""QUANTIZE to or from int16: TFLM's PrepareQuantizeReference (``quantize_common.cc``).
+
+* float32 -> int16 is AffineQuantize with the output's float32 scale and zero point;
+* int8 -> int16, int16 -> int8 and int16 -> int16 are Requantize by
+  ``input_scale / output_scale`` (double), clamped to the output type.
+
+The op data is :class:`~tvmdevice.ops.quantize.QuantizeData`'s, with the two
+data types named: the variant is ``"<input>-><output>"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ops import _checks as c
+from tvmdevice.ops import quantize as base
+from tvmdevice.ops.int16 import _checks as c16
+
+__all__ = ["Quantize16Data", "VARIANTS", "analyze"]
+
+#: The (input, output) data types this module prepares.
+VARIANTS = frozenset({("float32", "int16"), ("int8", "int16"), ("int16", "int8"), ("int16", "int16")})
+
+
+@dataclass(frozen=True)
+class Quantize16Data(base.QuantizeData):
+    """QUANTIZE op data with an int16 input or output."""
+
+    input_dtype: str = "int16"
+    output_dtype: str = "int16"
+
+    @property
+    def variant(self) -> str:  # type: ignore[override]
+        return f"{self.input_dtype}->{self.output_dtype}"
+
+
+def analyze(graph: Graph, op: Operator) -> Quantize16Data:
+    """QUANTIZE's op data for the int16 variants."""
+    inp, out = base._parts(graph, op)
+    pair = (c16.dtype_name(inp), c16.dtype_name(out))
+    if pair not in VARIANTS:
+        raise c.refuse(op, f"QUANTIZE {pair[0]} -> {pair[1]} is not supported (TFLM's int16 variants: "
+                           f"{', '.join(f'{a} -> {b}' for a, b in sorted(VARIANTS))})")
+    size = c.count(out.shape)
+    out_scale, out_zp = c16.per_tensor(op, out, "output", pair[1])
+    if pair[0] == "float32":
+        return Quantize16Data(op_index=op.index, op_type=op.type, from_float=True, size=size, output_scale=out_scale,
+                              output_offset=out_zp, input_offset=0, multiplier=0, shift=0, input_dtype=pair[0],
+                              output_dtype=pair[1])
+    in_scale, in_zp = c16.per_tensor(op, inp, "input", pair[0])
+    multiplier, shift = c.multiplier(op, in_scale / out_scale)
+    return Quantize16Data(op_index=op.index, op_type=op.type, from_float=False, size=size, output_scale=out_scale,
+                          output_offset=out_zp, input_offset=-in_zp, multiplier=multiplier, shift=shift,
+                          input_dtype=pair[0], output_dtype=pair[1])
