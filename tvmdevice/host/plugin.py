@@ -21,6 +21,7 @@ from ..hookspecs import hookimpl
 from ..layout import Field, Layout
 from ..memory import copy_host, host_heap
 from ..options import TargetOption
+from .shape_layouts import SHAPE_OPERATORS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..aot.ir import Graph, Operator
@@ -35,7 +36,7 @@ API_VERSION = 1
 OPERATORS = frozenset({
     "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX",
     "ADD", "MUL", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "PAD", "CONCATENATION", "MEAN", "LOGISTIC", "TANH",
-})
+}) | SHAPE_OPERATORS
 
 LAYOUT = Layout(
     "tvm_device_c_t",

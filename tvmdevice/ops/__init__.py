@@ -31,6 +31,7 @@ from tvmdevice.ops import (
     pad,
     pooling,
     quantize,
+    shape_ops,
     softmax,
     views,
 )
@@ -40,17 +41,22 @@ from tvmdevice.ops.concatenation import ConcatData
 from tvmdevice.ops.conv import ConvData
 from tvmdevice.ops.elementwise import ElementwiseData
 from tvmdevice.ops.fully_connected import FullyConnectedData
+from tvmdevice.ops.gather import GatherData
 from tvmdevice.ops.mean import MeanData
 from tvmdevice.ops.pad import PadData
 from tvmdevice.ops.pooling import PoolData
 from tvmdevice.ops.quantize import DequantizeData, QuantizeData
+from tvmdevice.ops.resize import ResizeData
 from tvmdevice.ops.softmax import SoftmaxData
+from tvmdevice.ops.split import SplitData
+from tvmdevice.ops.strided import CopyData
 from tvmdevice.ops.views import ViewData
 
 __all__ = [
     "OPERATORS", "validate", "analyze", "OpData", "OpDef", "Operand", "Signature",
     "ConvData", "FullyConnectedData", "PoolData", "SoftmaxData", "ElementwiseData", "ViewData", "PadData",
     "ConcatData", "MeanData", "QuantizeData", "DequantizeData", "ActivationData",
+    "CopyData", "SplitData", "GatherData", "ResizeData",
 ]
 
 #: Every operator type the layer knows: op type -> its definition.
@@ -71,6 +77,7 @@ OPERATORS: Mapping[str, OpDef] = MappingProxyType({
     "DEQUANTIZE": OpDef(quantize.DEQUANTIZE_SIGNATURE, quantize.validate, quantize.analyze),
     "LOGISTIC": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
     "TANH": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
+    **shape_ops.OPERATORS,
 })
 
 _T = TypeVar("_T")

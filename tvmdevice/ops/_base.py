@@ -10,9 +10,10 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.aot.ir import Graph, Operator
 
-__all__ = ["OpData", "Operand", "Signature", "OpDef", "INT8", "INT32", "FLOAT32", "SHAPE_TYPES"]
+__all__ = ["OpData", "Operand", "Signature", "OpDef", "INT8", "INT16", "INT32", "FLOAT32", "SHAPE_TYPES"]
 
 INT8 = frozenset({np.dtype("i1")})
+INT16 = frozenset({np.dtype("<i2")})
 INT32 = frozenset({np.dtype("<i4")})
 FLOAT32 = frozenset({np.dtype("<f4")})
 #: Index-like operands (shapes, paddings): TFLite models use int32 or int64.
@@ -60,12 +61,19 @@ class Signature:
     :ivar outputs: output operands.
     :ivar options: the option names of :attr:`tvmdevice.aot.ir.Operator.options`.
     :ivar variadic: any number (at least one) of inputs, each like ``inputs[0]``.
+    :ivar variadic_outputs: any number (at least one) of outputs, each like ``outputs[0]``
+        (SPLIT, SPLIT_V, UNPACK).
     """
 
     inputs: tuple[Operand, ...]
     outputs: tuple[Operand, ...]
     options: tuple[str, ...] = ()
     variadic: bool = False
+    variadic_outputs: bool = False
+
+    def output_roles(self, n_outputs: int) -> tuple[Operand, ...]:
+        """The roles of ``n_outputs`` outputs (the first role repeated when variadic)."""
+        return self.outputs * n_outputs if self.variadic_outputs else self.outputs
 
     def roles(self, n_inputs: int) -> tuple[Operand, ...]:
         """The roles of ``n_inputs`` inputs (the first role repeated when variadic)."""

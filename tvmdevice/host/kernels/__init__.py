@@ -25,7 +25,17 @@ import numpy as np
 from tvmdevice import ops
 from tvmdevice.aot.ir import ABSENT, Graph, Operator
 from tvmdevice.errors import Refusal
-from tvmdevice.host.kernels import activations, conv, elementwise, fully_connected, pooling, quantize, shape, softmax
+from tvmdevice.host.kernels import (
+    activations,
+    conv,
+    elementwise,
+    fully_connected,
+    movement,
+    pooling,
+    quantize,
+    shape,
+    softmax,
+)
 from tvmdevice.kernel import PreparedCall
 
 __all__ = ["SUPPORTED", "prepare", "run_graph"]
@@ -47,6 +57,11 @@ _BUILD: dict[str, Callable[[Any], PreparedCall]] = {
     "DEQUANTIZE": quantize.build,
     "LOGISTIC": activations.build,
     "TANH": activations.build,
+    "SQUEEZE": shape.build,
+    "EXPAND_DIMS": shape.build,
+    **{t: movement.build for t in ("TRANSPOSE", "SLICE", "STRIDED_SLICE", "BROADCAST_TO", "SPLIT", "SPLIT_V",
+                                   "UNPACK", "PACK", "GATHER", "PADV2", "RESIZE_NEAREST_NEIGHBOR",
+                                   "RESIZE_BILINEAR")},
 }
 
 #: Operator types the host reference implements.
