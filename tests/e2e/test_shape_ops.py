@@ -72,6 +72,7 @@ CASES: dict[str, tuple[Build, tuple[int, ...], str]] = {
     "resize_bilinear_half": (lambda b, x: b.resize_bilinear(x, (3, 11), half_pixel_centers=True), X, "int8"),
     "resize_bilinear_down": (lambda b, x: b.resize_bilinear(x, (2, 2)), (2, 9, 7, 2), "int8"),
     "broadcast_to": (lambda b, x: b.broadcast_to(x, (2, 4, 5, 3)), (4, 1, 3), "int8"),
+    "broadcast_to_int16": (lambda b, x: b.broadcast_to(x, (3, 4, 2)), (4, 1), "int16"),
     "broadcast_to_int64_shape": (lambda b, x: b.broadcast_to(x, (3, 1, 2, 6), index_dtype="int64"), (1, 2, 1),
                                  "int8"),
 }

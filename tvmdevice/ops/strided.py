@@ -17,7 +17,7 @@ import numpy as np
 from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops import _movement as m
-from tvmdevice.ops._base import INT8, INT32, SHAPE_TYPES, OpData, Operand, Signature
+from tvmdevice.ops._base import INT32, SHAPE_TYPES, OpData, Operand, Signature
 
 __all__ = ["CopyData", "TRANSPOSE_SIGNATURE", "SLICE_SIGNATURE", "STRIDED_SLICE_SIGNATURE", "BROADCAST_TO_SIGNATURE",
            "MAX_RANKS", "validate", "analyze"]
@@ -30,9 +30,8 @@ STRIDED_SLICE_SIGNATURE = Signature(
     (Operand("input", m.MOVABLE), Operand("begin", INT32, constant=True), Operand("end", INT32, constant=True),
      Operand("strides", INT32, constant=True)), (Operand("output", m.MOVABLE),),
     ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask", "offset"))
-# TFLM's BROADCAST_TO copies raw bytes of any type; tvmdevice's kernels move int8.
-BROADCAST_TO_SIGNATURE = Signature((Operand("input", INT8), Operand("shape", SHAPE_TYPES, constant=True)),
-                                   (Operand("output", INT8),))
+BROADCAST_TO_SIGNATURE = Signature((Operand("input", m.MOVABLE), Operand("shape", SHAPE_TYPES, constant=True)),
+                                   (Operand("output", m.MOVABLE),))
 
 #: The highest input rank TFLM's kernel of each operator takes.
 MAX_RANKS = {"TRANSPOSE": 5, "SLICE": 5, "STRIDED_SLICE": 4, "BROADCAST_TO": 5}
@@ -186,5 +185,5 @@ def analyze(graph: Graph, op: Operator) -> CopyData:
     """The strided copy; TFLM's rank limit; input and output quantized alike."""
     inp, out, data = _PARTS[op.type](graph, op)
     _rank_limit(op, max(len(inp.shape), len(out.shape)))
-    m.same_quantization(op, inp, out, INT8 if op.type == "BROADCAST_TO" else m.MOVABLE)
+    m.same_quantization(op, inp, out)
     return data
