@@ -157,3 +157,17 @@ def test_an_empty_buffer_on_a_tensor_with_elements_is_not_a_constant():
     b.spec.buffers[b.spec.tensors[b.spec.operators[0].inputs[1]].buffer] = b""
     with pytest.raises(Exception, match="constant|before any operator writes it"):
         load_tflite(b.build())
+
+
+# -- options TFLM ignores ------------------------------------------------------------------
+
+@pytest.mark.parametrize("field", ["EllipsisMask", "NewAxisMask", "Offset"])
+def test_strided_slice_options_tflm_never_reads_are_ignored(field):
+    # TFLM's BuildStridedSliceParams zeroes ellipsis_mask and new_axis_mask and never sets offset.
+    b = ModelBuilder(seed=7)
+    b.output(b.strided_slice(b.input((1, 4, 5, 3), 0.05, 1), [0, 1, 0, 0], [1, 4, 5, 3], [1, 2, 2, 1]))
+    b.spec.operators[0].options[1][field] = True if field == "Offset" else 2
+    model = b.build()
+    assert load_tflite(model).operators[0].options[{"EllipsisMask": "ellipsis_mask", "NewAxisMask": "new_axis_mask",
+                                                     "Offset": "offset"}[field]]
+    assert_runs_as_tflm(model)
