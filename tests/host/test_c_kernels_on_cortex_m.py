@@ -43,6 +43,10 @@ def every_kernel_model() -> bytes:
     p = b.pad(b.mul(s, m), [[0, 0], [1, 0], [0, 1], [0, 0]])
     logistic = b.logistic(p)
     k = b.tanh(b.concatenation([logistic, logistic], axis=-1))  # CONCATENATION needs equal quantization
+    halves = b.split(b.transpose(k, [0, 3, 1, 2]), 2, axis=1)    # strided_copy, split
+    g = b.gather(b.pack(halves, 0), [1, 0], axis=0)               # join, gather_s8
+    b.output(b.padv2(g, [[0, 0]] * 4 + [[1, 0]], 9))             # pad_any
+    b.output(b.resize_bilinear(b.resize_nearest(k, (5, 7)), (3, 3)))  # resize_nearest, resize_bilinear_s8
     mean = b.mean(k, axes=[1, 2], keep_dims=False, out_scale=0.03, out_zero_point=1)
     const = b.reshape(b.constant(np.arange(16, dtype=np.int8).reshape(4, 4) - 8, scale=0.03, zero_point=1),
                       (1, 16))

@@ -292,7 +292,10 @@ def test_supported_set():
         "SUB", "ADD:int16", "SUB:int16", "MUL:int16", "QUANTIZE:float32->int16", "QUANTIZE:int8->int16",
         "QUANTIZE:int16->int8", "QUANTIZE:int16->int16", "CONV_2D:int16", "DEPTHWISE_CONV_2D:int16",
         "FULLY_CONNECTED:int16", "AVERAGE_POOL_2D:int16", "MAX_POOL_2D:int16", "SOFTMAX:int8->int16", "SOFTMAX:int16",
-        "LOGISTIC:int16", "TANH:int16"}
+        "LOGISTIC:int16", "TANH:int16",
+        # shape and data movement
+        "TRANSPOSE", "SLICE", "STRIDED_SLICE", "BROADCAST_TO", "SPLIT", "SPLIT_V", "UNPACK", "PACK", "SQUEEZE",
+        "EXPAND_DIMS", "GATHER", "PADV2", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"}
 
 
 def test_prepare_refuses_unknown_operator_by_name():

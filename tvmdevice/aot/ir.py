@@ -22,7 +22,18 @@ ADD, SUB, MUL       fused_activation
 CONCATENATION       axis, fused_activation
 RESHAPE             new_shape (may be absent; the output shape is authoritative)
 MEAN                keep_dims (axes come from the second input tensor)
-PAD                 (paddings come from the second input tensor)
+PAD, PADV2          (paddings, and PADV2's constant_values, come from input tensors)
+STRIDED_SLICE       begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                    shrink_axis_mask, offset (begin, end, strides are inputs)
+SPLIT, SPLIT_V      num_splits (the axis and sizes are inputs; one output per part)
+PACK, UNPACK        values_count / num, axis
+SQUEEZE             squeeze_dims (empty: every size-1 dimension)
+GATHER              axis, batch_dims
+RESIZE_BILINEAR,    align_corners, half_pixel_centers
+RESIZE_NEAREST_NEIGHBOR
+TRANSPOSE, SLICE,
+EXPAND_DIMS,
+BROADCAST_TO        (none: perm, begin/size, axis, shape are input tensors)
 QUANTIZE,
 DEQUANTIZE,
 LOGISTIC, TANH      (none)

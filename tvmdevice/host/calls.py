@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from tvmdevice import ops
 from tvmdevice.errors import Refusal
+from tvmdevice.host import shape_calls
 from tvmdevice.host._kernels import kernel_capsule
 from tvmdevice.host.kernel_table import KERNEL_BY_NAME, KERNELS, MAX_CONCAT_INPUTS, MAX_DIMS, MEAN_DIMS, PAD_DIMS
 from tvmdevice.host.limits import check_pool_windows, check_window_coordinates
@@ -68,12 +69,16 @@ def _elementwise(graph: "Graph", op: "Operator", d: ops.ElementwiseData) -> _Pla
 
 
 def _pad(graph: "Graph", op: "Operator", d: ops.PadData) -> _Plan:
+    if d.itemsize != 1:
+        return shape_calls.pad_any(graph, op, d)
     return "pad_s8", {"in_shape": _right_aligned(d.in_shape, PAD_DIMS, 1),
                       "out_shape": _right_aligned(d.out_shape, PAD_DIMS, 1),
                       "before": _right_aligned(tuple(a for a, _ in d.paddings), PAD_DIMS, 0)}
 
 
 def _concatenation(graph: "Graph", op: "Operator", d: ops.ConcatData) -> _Plan:
+    if graph.tensors[op.outputs[0]].dtype.itemsize != 1:
+        return shape_calls.join(graph, op, d)
     return "concatenation_s8", {"copy_sizes": d.copy_sizes + (0,) * (MAX_CONCAT_INPUTS - d.inputs_count)}
 
 
@@ -107,7 +112,8 @@ _PLANS: dict[str, Callable[..., _Plan]] = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _conv, "FULLY_CONNECTED": _fully_connected,
     "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "SOFTMAX": _softmax, "ADD": _elementwise, "MUL": _elementwise,
     "PAD": _pad, "CONCATENATION": _concatenation, "MEAN": _mean, "QUANTIZE": _quantize, "DEQUANTIZE": _dequantize,
-    "LOGISTIC": _activation, "TANH": _activation, "RESHAPE": _reshape,
+    "LOGISTIC": _activation, "TANH": _activation, "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape,
+    **shape_calls.PLANS,
 }
 
 # The int16x8 variants and SUB, by kernel key ("ADD:int16").

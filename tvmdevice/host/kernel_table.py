@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..layout import Field, Layout
+from .shape_layouts import CONSTANTS as _SHAPE_CONSTANTS
+from .shape_layouts import SHAPE_KERNELS
 
 __all__ = ["Kernel", "KERNELS", "INT16_KERNELS", "INT16_OPERATORS", "KERNEL_BY_NAME", "PARAMS_LAYOUTS", "MAX_DIMS",
            "PAD_DIMS", "MEAN_DIMS", "MAX_CONCAT_INPUTS", "CONSTANTS"]
@@ -35,7 +37,7 @@ MAX_CONCAT_INPUTS = 10
 
 #: Macro name -> value, emitted in ``tvmd_c_kernels.h``.
 CONSTANTS = {"TVMD_C_MAX_DIMS": MAX_DIMS, "TVMD_C_PAD_DIMS": PAD_DIMS, "TVMD_C_MEAN_DIMS": MEAN_DIMS,
-             "TVMD_C_MAX_CONCAT_INPUTS": MAX_CONCAT_INPUTS}
+             "TVMD_C_MAX_CONCAT_INPUTS": MAX_CONCAT_INPUTS, **_SHAPE_CONSTANTS}
 
 
 def _int32(*names: str) -> tuple[Field, ...]:
@@ -187,7 +189,8 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("dequantize_s8_f32", ("DEQUANTIZE",), DEQUANTIZE_PARAMS, "quantize.c"),
     Kernel("logistic_s8", ("LOGISTIC",), ACTIVATION_PARAMS, "activations.c"),
     Kernel("tanh_s8", ("TANH",), ACTIVATION_PARAMS, "activations.c"),
-    Kernel("reshape", ("RESHAPE",), COPY_PARAMS, "reshape.c"),
+    Kernel("reshape", ("RESHAPE", "SQUEEZE", "EXPAND_DIMS"), COPY_PARAMS, "reshape.c"),
+    *(Kernel(*k) for k in SHAPE_KERNELS),
 )
 
 # The int16x8 kernels and SUB (their module imports Kernel and the layouts above, so it is

@@ -22,6 +22,7 @@ from ..layout import Field, Layout
 from ..memory import copy_host, host_heap
 from ..options import TargetOption
 from .kernel_table import INT16_OPERATORS
+from .shape_layouts import SHAPE_OPERATORS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..aot.ir import Graph, Operator
@@ -37,7 +38,7 @@ API_VERSION = 1
 OPERATORS = frozenset({
     "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX",
     "ADD", "MUL", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "PAD", "CONCATENATION", "MEAN", "LOGISTIC", "TANH",
-}) | INT16_OPERATORS
+}) | INT16_OPERATORS | SHAPE_OPERATORS
 
 LAYOUT = Layout(
     "tvm_device_c_t",

@@ -32,6 +32,7 @@ from tvmdevice.ops import (
     pad,
     pooling,
     quantize,
+    shape_ops,
     softmax,
     views,
 )
@@ -41,17 +42,22 @@ from tvmdevice.ops.concatenation import ConcatData
 from tvmdevice.ops.conv import ConvData
 from tvmdevice.ops.elementwise import ElementwiseData
 from tvmdevice.ops.fully_connected import FullyConnectedData
+from tvmdevice.ops.gather import GatherData
 from tvmdevice.ops.mean import MeanData
 from tvmdevice.ops.pad import PadData
 from tvmdevice.ops.pooling import PoolData
 from tvmdevice.ops.quantize import DequantizeData, QuantizeData
+from tvmdevice.ops.resize import ResizeData
 from tvmdevice.ops.softmax import SoftmaxData
+from tvmdevice.ops.split import SplitData
+from tvmdevice.ops.strided import CopyData
 from tvmdevice.ops.views import ViewData
 
 __all__ = [
     "OPERATORS", "validate", "analyze", "OpData", "OpDef", "Operand", "Signature",
     "ConvData", "FullyConnectedData", "PoolData", "SoftmaxData", "ElementwiseData", "ViewData", "PadData",
     "ConcatData", "MeanData", "QuantizeData", "DequantizeData", "ActivationData", "kernel_key",
+    "CopyData", "SplitData", "GatherData", "ResizeData",
 ]
 
 #: Every operator type the layer knows: op type -> its definition (int16 variants folded in by
@@ -73,6 +79,7 @@ OPERATORS: Mapping[str, OpDef] = MappingProxyType(int16.widen({
     "DEQUANTIZE": OpDef(quantize.DEQUANTIZE_SIGNATURE, quantize.validate, quantize.analyze),
     "LOGISTIC": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
     "TANH": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
+    **shape_ops.OPERATORS,
 }))
 
 _T = TypeVar("_T")

@@ -68,12 +68,19 @@ class Signature:
     :ivar outputs: output operands.
     :ivar options: the option names of :attr:`tvmdevice.aot.ir.Operator.options`.
     :ivar variadic: any number (at least one) of inputs, each like ``inputs[0]``.
+    :ivar variadic_outputs: any number (at least one) of outputs, each like ``outputs[0]``
+        (SPLIT, SPLIT_V, UNPACK).
     """
 
     inputs: tuple[Operand, ...]
     outputs: tuple[Operand, ...]
     options: tuple[str, ...] = ()
     variadic: bool = False
+    variadic_outputs: bool = False
+
+    def output_roles(self, n_outputs: int) -> tuple[Operand, ...]:
+        """The roles of ``n_outputs`` outputs (the first role repeated when variadic)."""
+        return self.outputs * n_outputs if self.variadic_outputs else self.outputs
 
     def roles(self, n_inputs: int) -> tuple[Operand, ...]:
         """The roles of ``n_inputs`` inputs (the first role repeated when variadic)."""

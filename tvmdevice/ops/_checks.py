@@ -81,7 +81,8 @@ def operands(graph: Graph, op: Operator, required: int, optional: int = 0
     out = graph.op_outputs(op)[0]
     for t in (*ins, out):
         if t is not None:
-            if any(int(d) <= 0 for d in t.shape):
+            # A constant may be empty (a RESHAPE to a scalar has a [0] shape operand).
+            if any(int(d) <= 0 for d in t.shape) and not t.is_constant:
                 raise malformed(op, f"tensor {t.index} has an empty shape {list(t.shape)}")
             _check_quantization(op, t)
     opt = list(ins[required:]) + [None] * (required + optional - len(ins))

@@ -1,4 +1,4 @@
-"""CONCATENATION, int8: TFLM's concatenation Prepare.
+"""CONCATENATION, int8 and int16, on any axis: TFLM's concatenation Prepare.
 
 TFLM copies the raw int8 values; inputs quantized unlike the output would be
 silently reinterpreted, so they are refused (the rule of the kernels that do
@@ -11,11 +11,12 @@ from dataclasses import dataclass
 
 from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
-from tvmdevice.ops._base import INT8, OpData, Operand, Signature
+from tvmdevice.ops import _movement as m
+from tvmdevice.ops._base import OpData, Operand, Signature
 
 __all__ = ["ConcatData", "SIGNATURE", "MAX_INPUTS", "MAX_RANK", "validate", "analyze"]
 
-SIGNATURE = Signature((Operand("input", INT8),), (Operand("output", INT8),), ("axis", "fused_activation"),
+SIGNATURE = Signature((Operand("input", m.MOVABLE),), (Operand("output", m.MOVABLE),), ("axis", "fused_activation"),
                       variadic=True)
 
 #: TFLM's kMaxInputNum.
@@ -68,6 +69,6 @@ def analyze(graph: Graph, op: Operator) -> ConcatData:
     if op.options.get("fused_activation", "NONE") != "NONE":
         raise c.refuse(op, "a fused activation on CONCATENATION is not supported (TFLM refuses it)")
     for t in ins:
-        c.same_quantization(op, t, out)
+        m.same_quantization(op, t, out)
     return ConcatData(op_index=op.index, op_type=op.type, axis=axis, inputs_count=len(ins),
                       outer_size=c.count(out.shape[:axis]), copy_sizes=tuple(c.count(t.shape[axis:]) for t in ins))

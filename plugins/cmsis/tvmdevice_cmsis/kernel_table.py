@@ -45,8 +45,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .ops._common import KernelPlan
 
 __all__ = ["Kernel", "KERNELS", "M_PROFILE_KERNELS", "ALL_KERNELS", "KERNEL_BY_OP", "KERNEL_BY_KIND",
-           "PARAMS_LAYOUTS", "QUANT", "NB", "GEMM_COLS", "MAX_DIMS", "HOST_PACKING", "M_PROFILE_PACKING", "PACKINGS",
-           "M_PROFILE_CPUS", "MCPU_CHOICES", "packing_for", "kernel_for"]
+           "PARAMS_LAYOUTS", "QUANT", "NB", "GEMM_COLS", "MAX_DIMS", "PAD_DIMS", "HOST_PACKING", "M_PROFILE_PACKING",
+           "PACKINGS", "M_PROFILE_CPUS", "MCPU_CHOICES", "packing_for", "kernel_for"]
 
 # ------------------------------------------------- constants C shares
 #: Output-channel block of the depthwise loops; depthwise taps are padded to it (``TVMD_CMSIS_NB``).
@@ -185,6 +185,18 @@ ELEMENTWISE_PARAMS = Layout("tvmd_cmsis_elementwise_params_t", (
             "output_shift", "act_min", "act_max"),
 ), doc="ADD and MUL with broadcasting; shapes right-aligned to ndim dimensions.")
 
+#: Rank of CMSIS-NN's arm_pad_s8 (cmsis_nn_dims: N, H, W, C).
+PAD_DIMS = 4
+
+PAD_PARAMS = Layout("tvmd_cmsis_pad_params_t", (
+    _kind("TVMD_CMSIS_KIND_PAD or TVMD_CMSIS_KIND_PADV2"),
+    Field("num_inputs", "int32_t", doc="2 (PAD) or 3 (PADV2); the output is buffers[num_inputs]"),
+    Field("in_shape", "int32_t", (PAD_DIMS,), doc="input N, H, W, C (right-aligned, 1 before)"),
+    Field("before", "int32_t", (PAD_DIMS,), doc="padding before each dimension (arm_pad_s8's pre_pad)"),
+    Field("after", "int32_t", (PAD_DIMS,), doc="padding after each dimension (post_pad)"),
+    Field("pad_value", "int32_t", doc="the fill: PADV2's constant_values, else the output zero point"),
+), doc="PAD and PADV2, int8, up to 4 dimensions (CMSIS-NN's arm_pad_s8).")
+
 
 # ------------------------------------------------------------ kernels
 @dataclass(frozen=True)
@@ -245,6 +257,8 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("softmax", "SOFTMAX", SOFTMAX_PARAMS, packing=None),
     Kernel("add", "ADD", ELEMENTWISE_PARAMS, "elementwise.prepare", packing=None),
     Kernel("mul", "MUL", ELEMENTWISE_PARAMS, "elementwise.prepare", packing=None),
+    Kernel("pad", "PAD", PAD_PARAMS, "pad.prepare", packing=None),
+    Kernel("padv2", "PADV2", PAD_PARAMS, "pad.prepare", packing=None),
 )
 #: The ``m-profile`` variants of the weighted kernels (tags after :data:`KERNELS`').
 M_PROFILE_KERNELS: tuple[Kernel, ...] = (

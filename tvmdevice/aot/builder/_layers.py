@@ -105,7 +105,7 @@ class LayersMixin:
         ttype = TT.INT64 if paddings_dtype == "int64" else TT.INT32
         p = self._tensor(pads.shape, ttype, data=pads)
         shape = tuple(int(d + a + b) for d, (a, b) in zip(x.shape, pads))
-        y = self._tensor(shape, TT.INT8, scale_of(x), x.zero_point)
+        y = self._tensor(shape, TT.INT16 if x.dtype == np.int16 else TT.INT8, scale_of(x), x.zero_point)
         self._op(OPS.PAD, [x.index, p.index], [y.index], ("PadOptions", {}))
         return y
 
@@ -115,7 +115,7 @@ class LayersMixin:
         ax = axis + rank if axis < 0 else axis
         shape = list(xs[0].shape)
         shape[ax] = sum(t.shape[ax] for t in xs)
-        y = self._tensor(shape, TT.INT8, scale_of(xs[0]), xs[0].zero_point)
+        y = self._tensor(shape, TT.INT16 if xs[0].dtype == np.int16 else TT.INT8, scale_of(xs[0]), xs[0].zero_point)
         self._op(OPS.CONCATENATION, [t.index for t in xs], [y.index],
                  ("ConcatenationOptions", {"Axis": int(axis), "FusedActivationFunction": 0}))
         return y

@@ -41,11 +41,12 @@ from tvmdevice.aot.builder._common import (
 )
 from tvmdevice.aot.builder._flatbuffer import ModelSpec, OperatorSpec, TensorSpec, serialize
 from tvmdevice.aot.builder._layers import LayersMixin
+from tvmdevice.aot.builder._shape_layers import ShapeMixin
 
 __all__ = ["ModelBuilder", "TensorRef"]
 
 
-class ModelBuilder(LayersMixin):
+class ModelBuilder(LayersMixin, ShapeMixin):
     """Builds one single-subgraph int8 TFLite model, operator by operator.
 
     Convolutions and dense layers are defined here; pooling, element-wise,

@@ -15,12 +15,33 @@ SINGLE_OP_DEFAULT_SHAPES: dict[str, tuple[int, ...]] = {
     "ADD": (1, 4, 4, 3), "SUB": (1, 4, 4, 3), "MUL": (1, 4, 4, 3), "RESHAPE": (1, 4, 4, 3), "QUANTIZE": (1, 16),
     "DEQUANTIZE": (1, 16), "PAD": (1, 4, 4, 3), "CONCATENATION": (1, 4, 4, 3), "MEAN": (1, 4, 4, 3),
     "LOGISTIC": (1, 16), "TANH": (1, 16),
+    "TRANSPOSE": (1, 4, 5, 3), "SLICE": (1, 4, 5, 3), "STRIDED_SLICE": (1, 4, 5, 3), "SPLIT": (1, 4, 5, 3),
+    "SPLIT_V": (1, 4, 5, 3), "PACK": (1, 4, 5, 3), "UNPACK": (1, 4, 5, 3), "SQUEEZE": (1, 4, 1, 3),
+    "EXPAND_DIMS": (1, 4, 5, 3), "GATHER": (1, 4, 5, 3), "PADV2": (1, 4, 5, 3), "RESIZE_NEAREST_NEIGHBOR": (1, 4, 5, 3),
+    "RESIZE_BILINEAR": (1, 4, 5, 3), "BROADCAST_TO": (1, 4, 1, 3),
 }
 
 _METHODS = {
     "CONV_2D": "conv2d", "DEPTHWISE_CONV_2D": "depthwise_conv2d", "FULLY_CONNECTED": "fully_connected",
     "AVERAGE_POOL_2D": "avg_pool2d", "MAX_POOL_2D": "max_pool2d", "SOFTMAX": "softmax", "RESHAPE": "reshape",
     "PAD": "pad", "MEAN": "mean", "LOGISTIC": "logistic", "TANH": "tanh", "DEQUANTIZE": "dequantize",
+    "TRANSPOSE": "transpose", "SLICE": "slice", "STRIDED_SLICE": "strided_slice", "SPLIT": "split",
+    "SPLIT_V": "split_v", "UNPACK": "unpack", "SQUEEZE": "squeeze", "EXPAND_DIMS": "expand_dims", "GATHER": "gather",
+    "PADV2": "padv2", "RESIZE_NEAREST_NEIGHBOR": "resize_nearest", "RESIZE_BILINEAR": "resize_bilinear",
+    "BROADCAST_TO": "broadcast_to",
+}
+
+#: Default arguments of the shape operators' builder methods, from the input shape.
+_SHAPE_DEFAULTS: dict[str, Any] = {
+    "TRANSPOSE": lambda s: {"perm": list(range(len(s)))[::-1]},
+    "SLICE": lambda s: {"begin": [min(1, d - 1) for d in s], "size": [-1] * len(s)},
+    "STRIDED_SLICE": lambda s: {"begin": [0] * len(s), "end": list(s), "strides": [1] * (len(s) - 1) + [2]},
+    "SPLIT": lambda s: {"num_splits": 2, "axis": 1}, "SPLIT_V": lambda s: {"size_splits": [1, -1], "axis": 1},
+    "UNPACK": lambda s: {"axis": 1}, "EXPAND_DIMS": lambda s: {"axis": -1},
+    "GATHER": lambda s: {"positions": [2, 0, 1], "axis": 1},
+    "PADV2": lambda s: {"paddings": [[0, 0]] + [[1, 1]] * (len(s) - 1), "value": 3},
+    "RESIZE_NEAREST_NEIGHBOR": lambda s: {"size": (7, 6)}, "RESIZE_BILINEAR": lambda s: {"size": (7, 6)},
+    "BROADCAST_TO": lambda s: {"shape": (2,) + tuple(s[1:2]) + (5,) + tuple(s[3:])},
 }
 
 
@@ -33,7 +54,7 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
 
         * every operator: ``input_dtype`` ("int8", or "int16" for the int16x8 variants);
         * ADD, SUB, MUL: ``input2_shape``, ``input2_scale``, ``input2_zero_point``;
-        * CONCATENATION: ``input_shapes`` (list), ``axis``;
+        * CONCATENATION, PACK: ``input_shapes`` (list), ``axis``;
         * QUANTIZE: ``input_dtype`` ("float32", "int8" or "int16"), ``output_dtype``,
           ``scale``, ``zero_point``.
     :raises ValueError: for an operator type the builder does not know.
@@ -52,10 +73,10 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
         x2 = b.input(params.pop("input2_shape", shape), params.pop("input2_scale", input_scale),
                      params.pop("input2_zero_point", input_zero_point), dtype=dtype)
         y = {"ADD": b.add, "SUB": b.sub, "MUL": b.mul}[op_type](x, x2, **params)
-    elif op_type == "CONCATENATION":
+    elif op_type in ("CONCATENATION", "PACK"):
         shapes = params.pop("input_shapes", [shape, shape])
         xs: list[TensorRef] = [b.input(s, input_scale, input_zero_point, dtype=dtype) for s in shapes]
-        y = b.concatenation(xs, **params)
+        y = (b.concatenation if op_type == "CONCATENATION" else b.pack)(xs, **params)
     else:
         x = b.input(shape, input_scale, input_zero_point, dtype=dtype)
         method = getattr(b, _METHODS[op_type])
@@ -69,8 +90,11 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
             params.setdefault("paddings", [[0, 0]] + [[1, 1]] * (len(shape) - 1))
         elif op_type == "MEAN":
             params.setdefault("axes", [1, 2] if len(shape) == 4 else [len(shape) - 1])
+        elif op_type in _SHAPE_DEFAULTS:
+            params = {**_SHAPE_DEFAULTS[op_type](shape), **params}
         y = method(x, **params)
-    b.output(y)
+    for t in y if isinstance(y, list) else [y]:
+        b.output(t)
     return b.build()
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import tflite
 from flatbuffers import number_types as N
 
+from tvmdevice.aot.frontend import _shape_options
 from tvmdevice.aot.frontend._bounds import checked
 from tvmdevice.errors import ModelFormatError, UnsupportedOperatorError
 from tvmdevice.ops import OPERATORS, Signature
@@ -186,6 +187,7 @@ _DECODERS: dict[str, tuple[int, type, Callable[[Any], dict[str, Any]], bool]] = 
     "RESHAPE": (tflite.BuiltinOptions.ReshapeOptions, tflite.ReshapeOptions, _reshape, False),
     "MEAN": (tflite.BuiltinOptions.ReducerOptions, tflite.ReducerOptions,
              lambda o: {"keep_dims": bool(o.KeepDims())}, False),
+    **_shape_options.DECODERS,
 }
 
 # Defaults when an optional options table is absent (schema defaults).
@@ -196,6 +198,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     "SUB": {"fused_activation": "NONE"},
     "RESHAPE": {"new_shape": None},
     "MEAN": {"keep_dims": False},
+    **_shape_options.DEFAULTS,
 }
 
 

@@ -240,6 +240,13 @@ class _Reader:
             raise ModelFormatError(f"{where} has a non-positive or non-finite scale")
         if n > 1:
             shape = raw.shape
+            if len(shape) == 1 and shape[0] == n:
+                # TFLM's rule: the quantized dimension is never checked on a 1-D
+                # tensor (its allocator copies it as it is and no kernel reads it
+                # for a bias), so converters leave the filter's axis on per-channel
+                # biases (TFLM's own person detection model: 8 scales on axis 3 of
+                # a [8] bias).  One scale per element can only mean axis 0.
+                axis = 0
             if not 0 <= axis < len(shape) or shape[axis] != n:
                 raise ModelFormatError(
                     f"{where} has {n} per-channel scales on axis {axis} but shape {list(shape)}")
@@ -277,6 +284,13 @@ class _Reader:
             raise ModelFormatError(f"{where} refers to buffer {b}, out of range [0, {self.n_buffers})")
         payload = self._payload(b, where)
         if len(payload) == 0:
+            if raw.nbytes == 0:
+                # TFLM's rule: a tensor of zero elements has nothing to read, so an
+                # empty buffer (its own, or the schema's empty buffer 0) is all its
+                # constant data can be: a RESHAPE to a scalar has a [0] shape operand.
+                array = np.zeros(raw.shape, dtype=raw.dtype)
+                array.flags.writeable = False
+                return array
             return None
         if len(payload) != raw.nbytes:
             raise ModelFormatError(
@@ -327,11 +341,12 @@ def _check_signature(where: str, op_type: str, ins: tuple[int, ...], outs: tuple
     sig = _schema.SIGNATURES[op_type]
     roles = sig.roles(len(ins))
     required = sig.required_inputs
-    if not required <= len(ins) <= len(roles) or len(outs) != len(sig.outputs):
+    out_roles = sig.output_roles(len(outs))
+    if not required <= len(ins) <= len(roles) or not outs or len(outs) != len(out_roles):
         raise ModelFormatError(f"{where} has {len(ins)} inputs and {len(outs)} outputs; expected "
                                f"{required}..{len(roles) if not sig.variadic else 'n'} inputs and "
-                               f"{len(sig.outputs)} output(s)")
-    for kind, idxs, rs in (("input", ins, roles), ("output", outs, sig.outputs)):
+                               f"{len(sig.outputs) if not sig.variadic_outputs else '1..n'} output(s)")
+    for kind, idxs, rs in (("input", ins, roles), ("output", outs, out_roles)):
         for k, (t, role) in enumerate(zip(idxs, rs)):
             if t == ABSENT:
                 if not role.optional:

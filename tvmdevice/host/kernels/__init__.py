@@ -31,6 +31,7 @@ from tvmdevice.host.kernels import (
     elementwise,
     fully_connected,
     int16,
+    movement,
     pooling,
     quantize,
     shape,
@@ -57,6 +58,11 @@ _BUILD: dict[str, Callable[[Any], PreparedCall]] = {
     "DEQUANTIZE": quantize.build,
     "LOGISTIC": activations.build,
     "TANH": activations.build,
+    "SQUEEZE": shape.build,
+    "EXPAND_DIMS": shape.build,
+    **{t: movement.build for t in ("TRANSPOSE", "SLICE", "STRIDED_SLICE", "BROADCAST_TO", "SPLIT", "SPLIT_V",
+                                   "UNPACK", "PACK", "GATHER", "PADV2", "RESIZE_NEAREST_NEIGHBOR",
+                                   "RESIZE_BILINEAR")},
 }
 
 # The int16x8 variants and SUB, by kernel key ("ADD:int16").
