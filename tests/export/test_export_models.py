@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import random_inputs
+from export_inputs import random_inputs
 
 import tvmdevice
 from tvmdevice.aot.builder import SINGLE_OP_DEFAULT_SHAPES, single_op_model

@@ -13,7 +13,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import random_inputs
+from export_inputs import random_inputs
 from plugin_fixtures import load_fixture_module
 
 import tvmdevice

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import devices_for, kernel_key_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from int16_helpers import devices_for, kernel_key_of
 
 from tvmdevice import ops
 from tvmdevice.aot.builder import ModelBuilder, single_op_model
