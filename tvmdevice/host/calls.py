@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from tvmdevice import ops
 from tvmdevice.errors import Refusal
 from tvmdevice.host._kernels import kernel_capsule
+from tvmdevice.host.arith_calls import PLANS as ARITH_PLANS
 from tvmdevice.host.kernel_table import KERNEL_BY_NAME, KERNELS, MAX_CONCAT_INPUTS, MAX_DIMS, MEAN_DIMS, PAD_DIMS
 from tvmdevice.host.limits import check_pool_windows, check_window_coordinates
 from tvmdevice.kernel import PreparedCall
@@ -108,6 +109,7 @@ _PLANS: dict[str, Callable[..., _Plan]] = {
     "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "SOFTMAX": _softmax, "ADD": _elementwise, "MUL": _elementwise,
     "PAD": _pad, "CONCATENATION": _concatenation, "MEAN": _mean, "QUANTIZE": _quantize, "DEQUANTIZE": _dequantize,
     "LOGISTIC": _activation, "TANH": _activation, "RESHAPE": _reshape,
+    **ARITH_PLANS,
 }
 
 #: Operator types the host's C kernels run.

@@ -34,17 +34,19 @@ from tvmdevice.aot.builder._common import (
     pair,
     scale_of,
 )
+from tvmdevice.aot.builder._arith import ArithMixin
 from tvmdevice.aot.builder._flatbuffer import ModelSpec, OperatorSpec, TensorSpec, serialize
 from tvmdevice.aot.builder._layers import LayersMixin
 
 __all__ = ["ModelBuilder", "TensorRef"]
 
 
-class ModelBuilder(LayersMixin):
+class ModelBuilder(LayersMixin, ArithMixin):
     """Builds one single-subgraph int8 TFLite model, operator by operator.
 
     Convolutions and dense layers are defined here; pooling, element-wise,
-    shape and quantization operators come from :class:`LayersMixin`.
+    shape and quantization operators come from :class:`LayersMixin`; the
+    arithmetic, activation and reduction operators of issue 12 from :class:`ArithMixin`.
     """
 
     def __init__(self, name: str = "main", seed: int = 0, rng: np.random.Generator | None = None) -> None:

@@ -15,13 +15,23 @@ SINGLE_OP_DEFAULT_SHAPES: dict[str, tuple[int, ...]] = {
     "ADD": (1, 4, 4, 3), "MUL": (1, 4, 4, 3), "RESHAPE": (1, 4, 4, 3), "QUANTIZE": (1, 16),
     "DEQUANTIZE": (1, 16), "PAD": (1, 4, 4, 3), "CONCATENATION": (1, 4, 4, 3), "MEAN": (1, 4, 4, 3),
     "LOGISTIC": (1, 16), "TANH": (1, 16),
+    "MAXIMUM": (1, 4, 4, 3), "MINIMUM": (1, 4, 4, 3), "SQUARED_DIFFERENCE": (1, 4, 4, 3), "RELU": (1, 16),
+    "RELU6": (1, 16), "RELU_N1_TO_1": (1, 16), "LEAKY_RELU": (1, 16), "HARD_SWISH": (1, 16),
+    "PRELU": (1, 4, 4, 3), "ARG_MAX": (1, 10), "ARG_MIN": (1, 10), "SUM": (1, 4, 4, 3), "REDUCE_MAX": (1, 4, 4, 3),
+    "TRANSPOSE_CONV": (1, 4, 4, 3), "BATCH_MATMUL": (1, 4, 6), "LOG_SOFTMAX": (1, 10),
 }
 
 _METHODS = {
     "CONV_2D": "conv2d", "DEPTHWISE_CONV_2D": "depthwise_conv2d", "FULLY_CONNECTED": "fully_connected",
     "AVERAGE_POOL_2D": "avg_pool2d", "MAX_POOL_2D": "max_pool2d", "SOFTMAX": "softmax", "RESHAPE": "reshape",
     "PAD": "pad", "MEAN": "mean", "LOGISTIC": "logistic", "TANH": "tanh", "DEQUANTIZE": "dequantize",
+    "RELU": "relu", "RELU6": "relu6", "RELU_N1_TO_1": "relu_n1_to_1", "LEAKY_RELU": "leaky_relu",
+    "HARD_SWISH": "hard_swish", "PRELU": "prelu", "ARG_MAX": "arg_max", "ARG_MIN": "arg_min", "SUM": "sum",
+    "REDUCE_MAX": "reduce_max", "TRANSPOSE_CONV": "transpose_conv", "LOG_SOFTMAX": "log_softmax",
 }
+#: Two-input operators: op type -> builder method.
+_BINARY = {"ADD": "add", "MUL": "mul", "MAXIMUM": "maximum", "MINIMUM": "minimum",
+           "SQUARED_DIFFERENCE": "squared_difference", "BATCH_MATMUL": "batch_matmul"}
 
 
 def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, input_scale: float = 0.05,
@@ -31,7 +41,8 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
     :param params: the builder method's keyword arguments (``filters``,
         ``kernel``, ``stride``, ``padding``, ...).  Extra ones by operator:
 
-        * ADD, MUL: ``input2_shape``, ``input2_scale``, ``input2_zero_point``;
+        * ADD, MUL, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE: ``input2_shape``,
+          ``input2_scale``, ``input2_zero_point``;
         * CONCATENATION: ``input_shapes`` (list), ``axis``;
         * QUANTIZE: ``input_dtype`` ("float32" or "int8"), ``scale``, ``zero_point``.
     :raises ValueError: for an operator type the builder does not know.
@@ -44,11 +55,13 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
         dtype = params.pop("input_dtype", "float32")
         x = b.input(shape, input_scale, input_zero_point, dtype=dtype)
         y = b.quantize(x, params.pop("scale", 0.05), params.pop("zero_point", 0))
-    elif op_type in ("ADD", "MUL"):
+    elif op_type in _BINARY:
         x = b.input(shape, input_scale, input_zero_point)
-        x2 = b.input(params.pop("input2_shape", shape), params.pop("input2_scale", input_scale),
+        # BATCH_MATMUL's rhs is [..., depth, 5] by default.
+        default2 = (*shape[:-2], shape[-1], 5) if op_type == "BATCH_MATMUL" else shape
+        x2 = b.input(params.pop("input2_shape", default2), params.pop("input2_scale", input_scale),
                      params.pop("input2_zero_point", input_zero_point))
-        y = (b.add if op_type == "ADD" else b.mul)(x, x2, **params)
+        y = getattr(b, _BINARY[op_type])(x, x2, **params)
     elif op_type == "CONCATENATION":
         shapes = params.pop("input_shapes", [shape, shape])
         xs: list[TensorRef] = [b.input(s, input_scale, input_zero_point) for s in shapes]
@@ -58,13 +71,15 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
         method = getattr(b, _METHODS[op_type])
         if op_type == "CONV_2D":
             params.setdefault("filters", 4)
+        elif op_type == "TRANSPOSE_CONV":
+            params.setdefault("filters", 4)
         elif op_type == "FULLY_CONNECTED":
             params.setdefault("units", 8)
         elif op_type == "RESHAPE":
             params.setdefault("shape", (shape[0], -1))
         elif op_type == "PAD":
             params.setdefault("paddings", [[0, 0]] + [[1, 1]] * (len(shape) - 1))
-        elif op_type == "MEAN":
+        elif op_type in ("MEAN", "SUM", "REDUCE_MAX"):
             params.setdefault("axes", [1, 2] if len(shape) == 4 else [len(shape) - 1])
         y = method(x, **params)
     b.output(y)

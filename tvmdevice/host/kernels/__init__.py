@@ -25,7 +25,17 @@ import numpy as np
 from tvmdevice import ops
 from tvmdevice.aot.ir import ABSENT, Graph, Operator
 from tvmdevice.errors import Refusal
-from tvmdevice.host.kernels import activations, conv, elementwise, fully_connected, pooling, quantize, shape, softmax
+from tvmdevice.host.kernels import (
+    activations,
+    arith,
+    conv,
+    elementwise,
+    fully_connected,
+    pooling,
+    quantize,
+    shape,
+    softmax,
+)
 from tvmdevice.kernel import PreparedCall
 
 __all__ = ["SUPPORTED", "prepare", "run_graph"]
@@ -47,6 +57,7 @@ _BUILD: dict[str, Callable[[Any], PreparedCall]] = {
     "DEQUANTIZE": quantize.build,
     "LOGISTIC": activations.build,
     "TANH": activations.build,
+    **arith.BUILD,
 }
 
 #: Operator types the host reference implements.
