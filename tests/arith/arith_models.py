@@ -153,8 +153,8 @@ def matmul_and_transpose_conv(seed: int = 0) -> bytes:
     t = b.transpose_conv(x, filters=5, kernel=3, stride=2, out_scale=0.1, out_zero_point=-3)  # [1, 6, 6, 5]
     rhs = b.constant(np.random.default_rng(seed).integers(-128, 128, size=(5, 7)), 0.02, 0)
     m = b.batch_matmul(t, rhs, out_scale=0.2)                                                 # [1, 6, 6, 7]
-    z = b.input((1, 6, 7, 6), 0.04, -5)
-    b.output(b.batch_matmul(m, z, adj_y=True, out_scale=0.5))                                  # [1, 6, 6, 7]
+    z = b.input((1, 6, 5, 7), 0.04, -5)
+    b.output(b.batch_matmul(m, z, adj_y=True, out_scale=0.5))                                  # [1, 6, 6, 5]
     return b.build()
 
 
