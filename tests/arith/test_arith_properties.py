@@ -110,7 +110,8 @@ def test_transpose_conv(h, w, cin, cout, kh, kw, sh, sw, padding, bias, per_chan
 def test_batch_matmul(batch_l, batch_r, rows, cols, depth, adj_x, adj_y, z1, z2, seed):
     n = min(len(batch_l), len(batch_r))
     # broadcast-compatible batches: where both have a dimension, one of them is 1 or they agree
-    batch_r = [r if r == l or 1 in (r, l) else 1 for l, r in zip(batch_l[len(batch_l) - n:], batch_r[len(batch_r) - n:])]
+    pairs = zip(batch_l[len(batch_l) - n:], batch_r[len(batch_r) - n:])
+    batch_r = [right if right == left or 1 in (right, left) else 1 for left, right in pairs]
     lhs = (*batch_l, *((depth, rows) if adj_x else (rows, depth)))
     rhs = (*batch_r, *((cols, depth) if adj_y else (depth, cols)))
     b = ModelBuilder(seed=seed)

@@ -22,6 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
+from tvmdevice.aot.builder._arith import ArithMixin
 from tvmdevice.aot.builder._common import (
     ACTIVATIONS,
     INT8_STD,
@@ -34,7 +35,6 @@ from tvmdevice.aot.builder._common import (
     pair,
     scale_of,
 )
-from tvmdevice.aot.builder._arith import ArithMixin
 from tvmdevice.aot.builder._flatbuffer import ModelSpec, OperatorSpec, TensorSpec, serialize
 from tvmdevice.aot.builder._layers import LayersMixin
 

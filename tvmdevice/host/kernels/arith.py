@@ -155,7 +155,7 @@ def _sat(x: np.ndarray) -> np.ndarray:
     return np.clip(x, c.INT32_MIN, c.INT32_MAX)
 
 
-def _mul_by_pot(x: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+def _mul_by_pot(x: np.ndarray, exponent: np.ndarray | int) -> np.ndarray:
     # SaturatingRoundingMultiplyByPOTParam for non-negative exponents, per element.
     x = np.asarray(x, dtype=np.int64)
     return np.clip(x * (np.int64(1) << np.asarray(exponent, np.int64)), c.INT32_MIN, c.INT32_MAX)
