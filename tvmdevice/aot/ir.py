@@ -34,7 +34,6 @@ BATCH_MATMUL        adj_x, adj_y, asymmetric_quantize_inputs
 MAXIMUM, MINIMUM,
 SQUARED_DIFFERENCE,
 RELU, RELU6,
-RELU_N1_TO_1,
 HARD_SWISH, PRELU,
 LOG_SOFTMAX         (none)
 ==================  =========================================================

@@ -1,6 +1,6 @@
 """Params structs of the host's arithmetic and activation kernels (issue 12).
 
-MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU, RELU, RELU_N1_TO_1, RELU6,
+MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU, RELU, RELU6,
 LEAKY_RELU, HARD_SWISH, REDUCE_MAX, ARG_MAX, ARG_MIN, TRANSPOSE_CONV,
 BATCH_MATMUL and LOG_SOFTMAX; SUM takes MEAN's.
 Kept beside :mod:`tvmdevice.host.kernel_table`, which lists their kernels;
@@ -60,9 +60,9 @@ RELU_PARAMS = Layout("tvmd_c_relu_params_t", (
     Field("output_offset", "int32_t", doc="the output zero point"),
     Field("output_multiplier", "int32_t", doc="input scale / output scale"),
     Field("output_shift", "int32_t"),
-    Field("act_min", "int32_t", doc="clamp: the output's quantized 0 (RELU) or -1 (RELU_N1_TO_1)"),
+    Field("act_min", "int32_t", doc="clamp: the output's quantized 0"),
     Field("act_max", "int32_t"),
-), doc="RELU and RELU_N1_TO_1, int8.")
+), doc="RELU, int8.")
 
 RELU6_PARAMS = Layout("tvmd_c_relu6_params_t", (
     Field("size", "int32_t", doc="elements"),

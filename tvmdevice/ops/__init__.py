@@ -88,7 +88,6 @@ OPERATORS: Mapping[str, OpDef] = MappingProxyType({
                                 squared_difference.analyze),
     "RELU": OpDef(relu.SIGNATURE, relu.validate, relu.analyze),
     "RELU6": OpDef(relu.SIGNATURE, relu.validate, relu.analyze),
-    "RELU_N1_TO_1": OpDef(relu.SIGNATURE, relu.validate, relu.analyze),
     "LEAKY_RELU": OpDef(relu.LEAKY_RELU_SIGNATURE, relu.validate, relu.analyze),
     "HARD_SWISH": OpDef(hard_swish.SIGNATURE, hard_swish.validate, hard_swish.analyze),
     "PRELU": OpDef(prelu.SIGNATURE, prelu.validate, prelu.analyze),

@@ -1,11 +1,8 @@
-"""RELU, RELU6, RELU_N1_TO_1 and LEAKY_RELU, int8.
+"""RELU, RELU6 and LEAKY_RELU, int8.
 
 * RELU (TFLM's CalculateReluOpData, ``activations_common.cc``): the input
   minus its zero point is rescaled by ``input_scale / output_scale``, offset
   by the output zero point and clamped to ``[max(-128, output zero point), 127]``.
-* RELU_N1_TO_1: TFLM registers no kernel for it; this is TFLite's
-  (``tensorflow/lite/kernels/activations.cc``, QuantizedReluX(-1, 1)): RELU's
-  rescale, clamped to the output's quantized -1 and 1.
 * RELU6 (TFLM's Relu6Prepare): no rescale at all; the raw input is clamped
   to ``[input zero point, round(6 / input_scale) + input zero point]``.
 * LEAKY_RELU (``leaky_relu_common.cc``): non-negative inputs are rescaled by
@@ -33,7 +30,7 @@ LEAKY_RELU_SIGNATURE = Signature((Operand("input", INT8),), (Operand("output", I
 
 @dataclass(frozen=True)
 class ReluData(OpData):
-    """RELU / RELU_N1_TO_1 op data (TFLM's ReluParams member names)."""
+    """RELU op data (TFLM's ReluParams member names)."""
 
     size: int
     input_offset: int  # the input zero point (subtracted)
@@ -84,12 +81,12 @@ def validate(graph: Graph, op: Operator) -> None:
 
 
 def _quantized(value: float, scale: float) -> int:
-    # roundf / round of a float32 quotient, as TFLM and TFLite compute it.
+    # FloatToQuantizedType's round() of a float32 quotient.
     return round_half_away(float(np.float32(value) / np.float32(scale)))
 
 
 def analyze(graph: Graph, op: Operator) -> OpData:
-    """The op data of RELU, RELU6, RELU_N1_TO_1 or LEAKY_RELU."""
+    """The op data of RELU, RELU6 or LEAKY_RELU."""
     inp, out = _parts(graph, op)
     s_in, z_in = c.per_tensor_int8(op, inp, "input")
     s_out, z_out = c.per_tensor_int8(op, out, "output")
@@ -110,10 +107,6 @@ def analyze(graph: Graph, op: Operator) -> OpData:
                              output_shift_alpha=sh_alpha, output_multiplier_identity=m_id,
                              output_shift_identity=sh_id)
     multiplier, shift = c.multiplier(op, s_in / s_out)
-    if op.type == "RELU_N1_TO_1":
-        act_min = max(-128, z_out + _quantized(-1.0, s_out))
-        act_max = min(127, z_out + _quantized(1.0, s_out))
-    else:
-        act_min, act_max = max(-128, z_out), 127
+    act_min, act_max = max(-128, z_out), 127  # the output's quantized 0 (CalculateReluOpData)
     return ReluData(op_index=op.index, op_type=op.type, size=size, input_offset=z_in, output_offset=z_out,
                     output_multiplier=multiplier, output_shift=shift, act_min=act_min, act_max=act_max)

@@ -16,7 +16,7 @@ SINGLE_OP_DEFAULT_SHAPES: dict[str, tuple[int, ...]] = {
     "DEQUANTIZE": (1, 16), "PAD": (1, 4, 4, 3), "CONCATENATION": (1, 4, 4, 3), "MEAN": (1, 4, 4, 3),
     "LOGISTIC": (1, 16), "TANH": (1, 16),
     "MAXIMUM": (1, 4, 4, 3), "MINIMUM": (1, 4, 4, 3), "SQUARED_DIFFERENCE": (1, 4, 4, 3), "RELU": (1, 16),
-    "RELU6": (1, 16), "RELU_N1_TO_1": (1, 16), "LEAKY_RELU": (1, 16), "HARD_SWISH": (1, 16),
+    "RELU6": (1, 16), "LEAKY_RELU": (1, 16), "HARD_SWISH": (1, 16),
     "PRELU": (1, 4, 4, 3), "ARG_MAX": (1, 10), "ARG_MIN": (1, 10), "SUM": (1, 4, 4, 3), "REDUCE_MAX": (1, 4, 4, 3),
     "TRANSPOSE_CONV": (1, 4, 4, 3), "BATCH_MATMUL": (1, 4, 6), "LOG_SOFTMAX": (1, 10),
 }
@@ -25,7 +25,7 @@ _METHODS = {
     "CONV_2D": "conv2d", "DEPTHWISE_CONV_2D": "depthwise_conv2d", "FULLY_CONNECTED": "fully_connected",
     "AVERAGE_POOL_2D": "avg_pool2d", "MAX_POOL_2D": "max_pool2d", "SOFTMAX": "softmax", "RESHAPE": "reshape",
     "PAD": "pad", "MEAN": "mean", "LOGISTIC": "logistic", "TANH": "tanh", "DEQUANTIZE": "dequantize",
-    "RELU": "relu", "RELU6": "relu6", "RELU_N1_TO_1": "relu_n1_to_1", "LEAKY_RELU": "leaky_relu",
+    "RELU": "relu", "RELU6": "relu6", "LEAKY_RELU": "leaky_relu",
     "HARD_SWISH": "hard_swish", "PRELU": "prelu", "ARG_MAX": "arg_max", "ARG_MIN": "arg_min", "SUM": "sum",
     "REDUCE_MAX": "reduce_max", "TRANSPOSE_CONV": "transpose_conv", "LOG_SOFTMAX": "log_softmax",
 }

@@ -1,5 +1,5 @@
 /*
- * RELU, RELU_N1_TO_1, RELU6, LEAKY_RELU and HARD_SWISH, int8, element-wise:
+ * RELU, RELU6, LEAKY_RELU and HARD_SWISH, int8, element-wise:
  * TFLM's ReluQuantized, Relu6Quantized, QuantizeLeakyRelu and
  * reference_ops::HardSwish (whose int16 fixed-point steps are gemmlowp's).
  */
