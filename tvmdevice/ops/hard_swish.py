@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator, Tensor
+from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops._base import INT8, OpData, Operand, Signature
+from tvmdevice.ops.activations import _parts  # one input, one output of the same shape
 from tvmdevice.quantization import quantize_multiplier
 
 __all__ = ["HardSwishData", "SIGNATURE", "validate", "analyze"]
@@ -37,13 +38,6 @@ class HardSwishData(OpData):
     reluish_multiplier_exponent: int
     output_multiplier_fixedpoint_int16: int
     output_multiplier_exponent: int
-
-
-def _parts(graph: Graph, op: Operator) -> tuple[Tensor, Tensor]:
-    (inp,), _, out = c.operands(graph, op, 1)
-    if tuple(inp.shape) != tuple(out.shape):
-        raise c.malformed(op, f"input shape {list(inp.shape)} and output shape {list(out.shape)} must match")
-    return inp, out
 
 
 def validate(graph: Graph, op: Operator) -> None:

@@ -16,6 +16,7 @@ from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops._base import INT8, Operand, Signature
 from tvmdevice.ops._broadcast import BroadcastData, broadcast_operands, check_broadcast_rank
+from tvmdevice.ops.elementwise import _smaller_than_one  # QuantizeMultiplierSmallerThanOneExp's range
 
 __all__ = ["SquaredDifferenceData", "SIGNATURE", "LEFT_SHIFT", "MAX_BROADCAST_RANK", "validate", "analyze"]
 
@@ -45,13 +46,6 @@ class SquaredDifferenceData(BroadcastData):
 def validate(graph: Graph, op: Operator) -> None:
     """Operand counts, broadcast-compatible inputs, the output shape."""
     broadcast_operands(graph, op)
-
-
-def _smaller_than_one(op: Operator, real: float, what: str) -> tuple[int, int]:
-    # QuantizeMultiplierSmallerThanOneExp: TFLM aborts outside (0, 1).
-    if not 0.0 < real < 1.0:
-        raise c.refuse(op, f"{what} rescale factor {real} must be in (0, 1)")
-    return c.multiplier(op, real)
 
 
 def analyze(graph: Graph, op: Operator) -> SquaredDifferenceData:

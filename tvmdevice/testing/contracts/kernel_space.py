@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from .kernel_space_arith import ARITH_STRATEGIES
+
 __all__ = ["STRATEGIES", "variants"]
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
@@ -174,6 +176,7 @@ STRATEGIES: dict[str, Callable[[Any], dict[str, Any]]] = {
     "AVERAGE_POOL_2D": pool2d, "MAX_POOL_2D": pool2d, "SOFTMAX": softmax, "ADD": _binary, "MUL": _binary,
     "RESHAPE": reshape, "PAD": pad, "CONCATENATION": concatenation, "MEAN": mean, "QUANTIZE": quantize,
     "DEQUANTIZE": unary, "LOGISTIC": unary, "TANH": unary,
+    **ARITH_STRATEGIES,
 }
 
 
