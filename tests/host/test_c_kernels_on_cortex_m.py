@@ -65,7 +65,22 @@ def every_kernel_model() -> bytes:
     b.output(b.quantize(fc16, 0.05, 0))                            # requantize_s16_s8
     b.output(b.quantize(x, 0.0004, 0, dtype="int16"))              # requantize_s8_s16
     b.output(b.softmax(b.sub(x, b.quantize(x, 0.03, 2)), out_dtype="int16"))  # sub_s8, softmax_s8_s16
+    _issue_12_kernels(b, x)
     return b.build()
+
+
+def _issue_12_kernels(b: ModelBuilder, x) -> None:
+    """The arithmetic, activation and reduction kernels of issue 12, as extra outputs."""
+    r = b.relu(b.minimum(b.maximum(x, b.relu6(x)), x), out_scale=0.04, out_zero_point=-128)
+    r = b.prelu(b.hard_swish(b.leaky_relu(r, alpha=0.3), out_scale=0.04, out_zero_point=-20))
+    r = b.squared_difference(r, x, out_scale=0.01, out_zero_point=-128)
+    b.output(b.sum(r, axes=[1, 2]))
+    b.output(b.reduce_max(r, axes=[3]))
+    b.output(b.arg_max(r))
+    b.output(b.arg_min(r, axis=1))
+    b.output(b.log_softmax(r))
+    t = b.transpose_conv(r, 3, kernel=2, stride=2, out_scale=0.05)
+    b.output(b.batch_matmul(t, b.constant(np.arange(12, dtype=np.int8).reshape(3, 4) - 6, scale=0.02)))
 
 
 BUILT = {"every-kernel": every_kernel_model, "demo": demo_model}

@@ -37,6 +37,16 @@ BROADCAST_TO        (none: perm, begin/size, axis, shape are input tensors)
 QUANTIZE,
 DEQUANTIZE,
 LOGISTIC, TANH      (none)
+SUM, REDUCE_MAX     keep_dims (axes come from the second input tensor)
+LEAKY_RELU          alpha
+ARG_MAX, ARG_MIN    output_type ("INT32"; the axis is the second input)
+TRANSPOSE_CONV      padding, stride_h, stride_w, fused_activation
+BATCH_MATMUL        adj_x, adj_y, asymmetric_quantize_inputs
+MAXIMUM, MINIMUM,
+SQUARED_DIFFERENCE,
+RELU, RELU6,
+HARD_SWISH, PRELU,
+LOG_SOFTMAX         (none)
 ==================  =========================================================
 
 ``fused_activation`` is one of "NONE", "RELU", "RELU_N1_TO_1", "RELU6".

@@ -16,6 +16,7 @@ from tvmdevice import ops
 from tvmdevice.errors import Refusal
 from tvmdevice.host import shape_calls
 from tvmdevice.host._kernels import kernel_capsule
+from tvmdevice.host.arith_calls import PLANS as ARITH_PLANS
 from tvmdevice.host.kernel_table import KERNEL_BY_NAME, KERNELS, MAX_CONCAT_INPUTS, MAX_DIMS, MEAN_DIMS, PAD_DIMS
 from tvmdevice.host.limits import check_pool_windows, check_window_coordinates
 from tvmdevice.kernel import PreparedCall
@@ -114,6 +115,7 @@ _PLANS: dict[str, Callable[..., _Plan]] = {
     "PAD": _pad, "CONCATENATION": _concatenation, "MEAN": _mean, "QUANTIZE": _quantize, "DEQUANTIZE": _dequantize,
     "LOGISTIC": _activation, "TANH": _activation, "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape,
     **shape_calls.PLANS,
+    **ARITH_PLANS,
 }
 
 # The int16x8 variants and SUB, by kernel key ("ADD:int16").

@@ -21,6 +21,20 @@ from dataclasses import dataclass
 from ..layout import Field, Layout
 from .shape_layouts import CONSTANTS as _SHAPE_CONSTANTS
 from .shape_layouts import SHAPE_KERNELS
+from .arith_layouts import (
+    ARG_MIN_MAX_PARAMS,
+    BATCH_MATMUL_PARAMS,
+    HARD_SWISH_PARAMS,
+    LEAKY_RELU_PARAMS,
+    LOG_SOFTMAX_PARAMS,
+    MINMAX_PARAMS,
+    PRELU_PARAMS,
+    REDUCE_MAX_PARAMS,
+    RELU6_PARAMS,
+    RELU_PARAMS,
+    SQUARED_DIFFERENCE_PARAMS,
+    TRANSPOSE_CONV_PARAMS,
+)
 
 __all__ = ["Kernel", "KERNELS", "INT16_KERNELS", "INT16_OPERATORS", "KERNEL_BY_NAME", "PARAMS_LAYOUTS", "MAX_DIMS",
            "PAD_DIMS", "MEAN_DIMS", "MAX_CONCAT_INPUTS", "CONSTANTS"]
@@ -191,6 +205,22 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("tanh_s8", ("TANH",), ACTIVATION_PARAMS, "activations.c"),
     Kernel("reshape", ("RESHAPE", "SQUEEZE", "EXPAND_DIMS"), COPY_PARAMS, "reshape.c"),
     *(Kernel(*k) for k in SHAPE_KERNELS),
+    # arithmetic and activations (issue 12; params in arith_layouts.py)
+    Kernel("maximum_s8", ("MAXIMUM",), MINMAX_PARAMS, "minmax.c"),
+    Kernel("minimum_s8", ("MINIMUM",), MINMAX_PARAMS, "minmax.c"),
+    Kernel("squared_difference_s8", ("SQUARED_DIFFERENCE",), SQUARED_DIFFERENCE_PARAMS, "squared_difference.c"),
+    Kernel("prelu_s8", ("PRELU",), PRELU_PARAMS, "prelu.c"),
+    Kernel("relu_s8", ("RELU",), RELU_PARAMS, "relu.c"),
+    Kernel("relu6_s8", ("RELU6",), RELU6_PARAMS, "relu.c"),
+    Kernel("leaky_relu_s8", ("LEAKY_RELU",), LEAKY_RELU_PARAMS, "relu.c"),
+    Kernel("hard_swish_s8", ("HARD_SWISH",), HARD_SWISH_PARAMS, "relu.c"),
+    Kernel("sum_s8", ("SUM",), MEAN_PARAMS, "reduce.c"),
+    Kernel("reduce_max_s8", ("REDUCE_MAX",), REDUCE_MAX_PARAMS, "reduce.c"),
+    Kernel("arg_max_s8", ("ARG_MAX",), ARG_MIN_MAX_PARAMS, "reduce.c"),
+    Kernel("arg_min_s8", ("ARG_MIN",), ARG_MIN_MAX_PARAMS, "reduce.c"),
+    Kernel("transpose_conv_s8", ("TRANSPOSE_CONV",), TRANSPOSE_CONV_PARAMS, "transpose_conv.c"),
+    Kernel("batch_matmul_s8", ("BATCH_MATMUL",), BATCH_MATMUL_PARAMS, "batch_matmul.c"),
+    Kernel("log_softmax_s8", ("LOG_SOFTMAX",), LOG_SOFTMAX_PARAMS, "log_softmax.c"),
 )
 
 # The int16x8 kernels and SUB (their module imports Kernel and the layouts above, so it is

@@ -198,6 +198,32 @@ PAD_PARAMS = Layout("tvmd_cmsis_pad_params_t", (
 ), doc="PAD and PADV2, int8, up to 4 dimensions (CMSIS-NN's arm_pad_s8).")
 
 
+MINMAX_PARAMS = Layout("tvmd_cmsis_minmax_params_t", (
+    _kind("TVMD_CMSIS_KIND_MAXIMUM or TVMD_CMSIS_KIND_MINIMUM"),
+    Field("size", "int32_t", doc="output elements"),
+    Field("dims", "int32_t", (4,), doc="output shape [n, h, w, c] (rank <= 4, 1 before), arm_maximum_s8's dims"),
+    Field("in1_dims", "int32_t", (4,), doc="input1 shape right-aligned to 4 (a 1 broadcasts)"),
+    Field("in2_dims", "int32_t", (4,), doc="input2 shape right-aligned to 4"),
+), doc="MAXIMUM and MINIMUM, int8 raw values (arm_maximum_s8 / arm_minimum_s8), broadcasting over 4 dimensions.")
+
+TRANSPOSE_CONV_PARAMS = Layout("tvmd_cmsis_transpose_conv_params_t", (
+    _kind("TVMD_CMSIS_KIND_TRANSPOSE_CONV"),
+    Field("num_inputs", "int32_t", doc="3 (no bias slot) or 4 (bias slot, NULL when absent)"),
+    *_GEOMETRY, *_int32("filter_h", "filter_w", "stride_h", "stride_w", "pad_h", "pad_w"),
+    *_REQUANT, *_CHANNEL_QUANT,
+), doc="TRANSPOSE_CONV (arm_transpose_conv_s8): OHWI int8 filter read in place, an int32 scratch image.")
+
+BATCH_MATMUL_PARAMS = Layout("tvmd_cmsis_batch_matmul_params_t", (
+    _kind("TVMD_CMSIS_KIND_BATCH_MATMUL"),
+    Field("out_batch", "int32_t", (3,), doc="output batch dimensions right-aligned to 3"),
+    Field("lhs_batch_strides", "int32_t", (3,), doc="elements per batch step, 0 along a broadcast dimension"),
+    Field("rhs_batch_strides", "int32_t", (3,)),
+    *_int32("rows", "cols", "depth", "adj_x", "adj_y", "lhs_offset", "rhs_offset", "output_offset",
+            "output_multiplier", "output_shift"),
+    Field("macs", "uint64_t", doc="multiply-accumulates of one call"),
+), doc="BATCH_MATMUL (arm_batch_matmul_s8): int8 operands read in place, zero points folded into row/column sums.")
+
+
 # ------------------------------------------------------------ kernels
 @dataclass(frozen=True)
 class Kernel:
@@ -259,6 +285,11 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("mul", "MUL", ELEMENTWISE_PARAMS, "elementwise.prepare", packing=None),
     Kernel("pad", "PAD", PAD_PARAMS, "pad.prepare", packing=None),
     Kernel("padv2", "PADV2", PAD_PARAMS, "pad.prepare", packing=None),
+    # issue 12 (ops/arith.py): operands read in place, so one kernel serves both packings
+    Kernel("maximum", "MAXIMUM", MINMAX_PARAMS, "arith.prepare_minmax", packing=None),
+    Kernel("minimum", "MINIMUM", MINMAX_PARAMS, "arith.prepare_minmax", packing=None),
+    Kernel("transpose_conv", "TRANSPOSE_CONV", TRANSPOSE_CONV_PARAMS, "arith.prepare_transpose_conv", packing=None),
+    Kernel("batch_matmul", "BATCH_MATMUL", BATCH_MATMUL_PARAMS, "arith.prepare_batch_matmul", packing=None),
 )
 #: The ``m-profile`` variants of the weighted kernels (tags after :data:`KERNELS`').
 M_PROFILE_KERNELS: tuple[Kernel, ...] = (

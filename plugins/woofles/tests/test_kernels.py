@@ -10,6 +10,8 @@ from tvmdevice.aot.builder import single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.host.kernels import run_graph
 
+from tvmdevice_woofles.device import OPERATORS as WOOFLES_OPERATORS
+
 from _devices import active_device
 from _run import run_operator, tflm_run
 
@@ -126,8 +128,7 @@ def test_results_do_not_depend_on_the_mac_width(registry):
         np.testing.assert_array_equal(out, outs[0])
 
 
-@pytest.mark.parametrize("op", ["CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D",
-                                "MAX_POOL_2D", "ADD"])
+@pytest.mark.parametrize("op", sorted(WOOFLES_OPERATORS))
 def test_kernel_names_follow_the_convention(registry, op):
     graph = load_tflite(single_op_model(op))
     call = registry.prepare_operator(registry.device_type("woofles"), registry.device_type("woofles")
@@ -144,7 +145,7 @@ def test_the_kernel_table_holds_exactly_the_kernels_prepare_uses(registry):
 
     woofles = registry.device_type("woofles")
     used = set()
-    for op in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "ADD"):
+    for op in sorted(WOOFLES_OPERATORS):
         graph = load_tflite(single_op_model(op))
         used.add(registry.prepare_operator(woofles, woofles.default_options(), graph, graph.operators[0]).name)
     assert used == set(_woofles.KERNEL_NAMES)

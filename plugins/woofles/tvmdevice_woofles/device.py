@@ -47,7 +47,7 @@ TRANSITIONS = ("init", "open", "activate", "deactivate", "close", "destroy")
 
 #: Operators the NPU accelerates; the parameter limits are in ``ops.check``.
 OPERATORS = frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D",
-                       "MAX_POOL_2D", "ADD"})
+                       "MAX_POOL_2D", "ADD", "MAXIMUM", "MINIMUM", "TRANSPOSE_CONV"})
 
 
 class PowerState(enum.IntEnum):

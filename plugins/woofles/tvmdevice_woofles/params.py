@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from tvmdevice.layout import Field, Layout
 
-__all__ = ["CONV_PARAMS", "FC_PARAMS", "POOL_PARAMS", "ADD_PARAMS", "LAYOUTS", "ADD_RANK"]
+__all__ = ["CONV_PARAMS", "FC_PARAMS", "POOL_PARAMS", "ADD_PARAMS", "MINMAX_PARAMS", "TRANSPOSE_CONV_PARAMS", "LAYOUTS",
+           "ADD_RANK"]
 #: Dimensions the ADD address generator walks.
 ADD_RANK = 4
 
@@ -87,5 +88,32 @@ ADD_PARAMS = Layout(
     doc=f"ADD with broadcasting up to rank {ADD_RANK}.  Buffers: input1, input2, output.",
 )
 
+MINMAX_PARAMS = Layout(
+    "tvmd_woofles_minmax_params_t",
+    (
+        Field("out_shape", "int32_t", (ADD_RANK,), doc="output shape, padded with leading 1s"),
+        Field("in1_strides", "int32_t", (ADD_RANK,), doc="element strides of input1 over out_shape; 0 where broadcast"),
+        Field("in2_strides", "int32_t", (ADD_RANK,), doc="element strides of input2 over out_shape"),
+        *_i32("in1_size", "in2_size"),
+    ),
+    doc=f"MAXIMUM and MINIMUM (raw int8) with broadcasting up to rank {ADD_RANK}.  Buffers: input1, input2, output.",
+)
+
+TRANSPOSE_CONV_PARAMS = Layout(
+    "tvmd_woofles_transpose_conv_params_t",
+    (
+        *_i32("batches", "in_h", "in_w", "in_ch"),
+        *_i32("out_h", "out_w", "out_ch"),
+        *_i32("filter_h", "filter_w", "stride_h", "stride_w", "pad_h", "pad_w"),
+        Field("input_offset", "int32_t", doc="-input zero point"),
+        Field("output_offset", "int32_t", doc="output zero point"),
+        *_i32("act_min", "act_max"),
+        Field("num_inputs", "int32_t", doc="3 or 4: index of the output buffer"),
+        Field("multiplier", "const int32_t*", doc="out_ch requantization multipliers"),
+        Field("shift", "const int32_t*", doc="out_ch shifts; > 0 is a left shift"),
+    ),
+    doc="TRANSPOSE_CONV.  Buffers: output shape, filter [out_ch, KH, KW, in_ch], input, [bias or NULL], output.",
+)
+
 #: Every params struct, in the order the generated header declares them.
-LAYOUTS = (CONV_PARAMS, FC_PARAMS, POOL_PARAMS, ADD_PARAMS)
+LAYOUTS = (CONV_PARAMS, FC_PARAMS, POOL_PARAMS, ADD_PARAMS, MINMAX_PARAMS, TRANSPOSE_CONV_PARAMS)

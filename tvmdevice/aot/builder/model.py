@@ -24,6 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
+from tvmdevice.aot.builder._arith import ArithMixin
 from tvmdevice.aot.builder._common import (
     ACTIVATIONS,
     INT8_STD,
@@ -46,11 +47,12 @@ from tvmdevice.aot.builder._shape_layers import ShapeMixin
 __all__ = ["ModelBuilder", "TensorRef"]
 
 
-class ModelBuilder(LayersMixin, ShapeMixin):
+class ModelBuilder(LayersMixin, ShapeMixin, ArithMixin):
     """Builds one single-subgraph int8 TFLite model, operator by operator.
 
     Convolutions and dense layers are defined here; pooling, element-wise,
-    shape and quantization operators come from :class:`LayersMixin`.
+    shape and quantization operators come from :class:`LayersMixin`; the
+    arithmetic, activation and reduction operators of issue 12 from :class:`ArithMixin`.
     """
 
     def __init__(self, name: str = "main", seed: int = 0, rng: np.random.Generator | None = None) -> None:

@@ -19,6 +19,10 @@ SINGLE_OP_DEFAULT_SHAPES: dict[str, tuple[int, ...]] = {
     "SPLIT_V": (1, 4, 5, 3), "PACK": (1, 4, 5, 3), "UNPACK": (1, 4, 5, 3), "SQUEEZE": (1, 4, 1, 3),
     "EXPAND_DIMS": (1, 4, 5, 3), "GATHER": (1, 4, 5, 3), "PADV2": (1, 4, 5, 3), "RESIZE_NEAREST_NEIGHBOR": (1, 4, 5, 3),
     "RESIZE_BILINEAR": (1, 4, 5, 3), "BROADCAST_TO": (1, 4, 1, 3),
+    "MAXIMUM": (1, 4, 4, 3), "MINIMUM": (1, 4, 4, 3), "SQUARED_DIFFERENCE": (1, 4, 4, 3), "RELU": (1, 16),
+    "RELU6": (1, 16), "LEAKY_RELU": (1, 16), "HARD_SWISH": (1, 16),
+    "PRELU": (1, 4, 4, 3), "ARG_MAX": (1, 10), "ARG_MIN": (1, 10), "SUM": (1, 4, 4, 3), "REDUCE_MAX": (1, 4, 4, 3),
+    "TRANSPOSE_CONV": (1, 4, 4, 3), "BATCH_MATMUL": (1, 4, 6), "LOG_SOFTMAX": (1, 10),
 }
 
 _METHODS = {
@@ -29,6 +33,9 @@ _METHODS = {
     "SPLIT_V": "split_v", "UNPACK": "unpack", "SQUEEZE": "squeeze", "EXPAND_DIMS": "expand_dims", "GATHER": "gather",
     "PADV2": "padv2", "RESIZE_NEAREST_NEIGHBOR": "resize_nearest", "RESIZE_BILINEAR": "resize_bilinear",
     "BROADCAST_TO": "broadcast_to",
+    "RELU": "relu", "RELU6": "relu6", "LEAKY_RELU": "leaky_relu",
+    "HARD_SWISH": "hard_swish", "PRELU": "prelu", "ARG_MAX": "arg_max", "ARG_MIN": "arg_min", "SUM": "sum",
+    "REDUCE_MAX": "reduce_max", "TRANSPOSE_CONV": "transpose_conv", "LOG_SOFTMAX": "log_softmax",
 }
 
 #: Default arguments of the shape operators' builder methods, from the input shape.
@@ -43,6 +50,9 @@ _SHAPE_DEFAULTS: dict[str, Any] = {
     "RESIZE_NEAREST_NEIGHBOR": lambda s: {"size": (7, 6)}, "RESIZE_BILINEAR": lambda s: {"size": (7, 6)},
     "BROADCAST_TO": lambda s: {"shape": (2,) + tuple(s[1:2]) + (5,) + tuple(s[3:])},
 }
+#: Two-input operators: op type -> builder method.
+_BINARY = {"ADD": "add", "MUL": "mul", "MAXIMUM": "maximum", "MINIMUM": "minimum",
+           "SQUARED_DIFFERENCE": "squared_difference", "BATCH_MATMUL": "batch_matmul"}
 
 
 def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, input_scale: float = 0.05,
@@ -53,7 +63,8 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
         ``kernel``, ``stride``, ``padding``, ...).  Extra ones by operator:
 
         * every operator: ``input_dtype`` ("int8", or "int16" for the int16x8 variants);
-        * ADD, SUB, MUL: ``input2_shape``, ``input2_scale``, ``input2_zero_point``;
+        * ADD, SUB, MUL, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, BATCH_MATMUL: ``input2_shape``,
+          ``input2_scale``, ``input2_zero_point``;
         * CONCATENATION, PACK: ``input_shapes`` (list), ``axis``;
         * QUANTIZE: ``input_dtype`` ("float32", "int8" or "int16"), ``output_dtype``,
           ``scale``, ``zero_point``.
@@ -68,11 +79,13 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
         x = b.input(shape, input_scale, input_zero_point, dtype=dtype)
         y = b.quantize(x, params.pop("scale", 0.05), params.pop("zero_point", 0),
                        dtype=params.pop("output_dtype", "int8"))
-    elif op_type in ("ADD", "SUB", "MUL"):
+    elif op_type in ("SUB", *_BINARY):
         x = b.input(shape, input_scale, input_zero_point, dtype=dtype)
-        x2 = b.input(params.pop("input2_shape", shape), params.pop("input2_scale", input_scale),
+        # BATCH_MATMUL's rhs is [..., depth, 5] by default.
+        default2 = (*shape[:-2], shape[-1], 5) if op_type == "BATCH_MATMUL" else shape
+        x2 = b.input(params.pop("input2_shape", default2), params.pop("input2_scale", input_scale),
                      params.pop("input2_zero_point", input_zero_point), dtype=dtype)
-        y = {"ADD": b.add, "SUB": b.sub, "MUL": b.mul}[op_type](x, x2, **params)
+        y = getattr(b, {"SUB": "sub", **_BINARY}[op_type])(x, x2, **params)
     elif op_type in ("CONCATENATION", "PACK"):
         shapes = params.pop("input_shapes", [shape, shape])
         xs: list[TensorRef] = [b.input(s, input_scale, input_zero_point, dtype=dtype) for s in shapes]
@@ -82,13 +95,15 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
         method = getattr(b, _METHODS[op_type])
         if op_type == "CONV_2D":
             params.setdefault("filters", 4)
+        elif op_type == "TRANSPOSE_CONV":
+            params.setdefault("filters", 4)
         elif op_type == "FULLY_CONNECTED":
             params.setdefault("units", 8)
         elif op_type == "RESHAPE":
             params.setdefault("shape", (shape[0], -1))
         elif op_type == "PAD":
             params.setdefault("paddings", [[0, 0]] + [[1, 1]] * (len(shape) - 1))
-        elif op_type == "MEAN":
+        elif op_type in ("MEAN", "SUM", "REDUCE_MAX"):
             params.setdefault("axes", [1, 2] if len(shape) == 4 else [len(shape) - 1])
         elif op_type in _SHAPE_DEFAULTS:
             params = {**_SHAPE_DEFAULTS[op_type](shape), **params}

@@ -74,6 +74,13 @@ SIGNATURES: Mapping[str, Signature] = MappingProxyType({t: d.signature for t, d 
 
 SUPPORTED_OPS = frozenset(SIGNATURES)
 
+#: Builtin operators refused on purpose, with the reason: TFLM registers no kernel for them, so
+#: tflite-micro refuses their models too and there is nothing to be bit-exact with.
+NOT_IN_TFLM: Mapping[str, str] = MappingProxyType({
+    "RELU_N1_TO_1": "TFLM registers no RELU_N1_TO_1 kernel (tflite-micro refuses the model too); fuse it into "
+                    "the producing operator's activation or use a MINIMUM/MAXIMUM pair",
+})
+
 _ACTIVATIONS = {
     tflite.ActivationFunctionType.NONE: "NONE",
     tflite.ActivationFunctionType.RELU: "RELU",
@@ -188,6 +195,23 @@ _DECODERS: dict[str, tuple[int, type, Callable[[Any], dict[str, Any]], bool]] = 
     "MEAN": (tflite.BuiltinOptions.ReducerOptions, tflite.ReducerOptions,
              lambda o: {"keep_dims": bool(o.KeepDims())}, False),
     **_shape_options.DECODERS,
+    # arithmetic and activations (issue 12)
+    "SUM": (tflite.BuiltinOptions.ReducerOptions, tflite.ReducerOptions,
+            lambda o: {"keep_dims": bool(o.KeepDims())}, False),
+    "REDUCE_MAX": (tflite.BuiltinOptions.ReducerOptions, tflite.ReducerOptions,
+                   lambda o: {"keep_dims": bool(o.KeepDims())}, False),
+    "LEAKY_RELU": (tflite.BuiltinOptions.LeakyReluOptions, tflite.LeakyReluOptions,
+                   lambda o: {"alpha": float(o.Alpha())}, False),
+    "ARG_MAX": (tflite.BuiltinOptions.ArgMaxOptions, tflite.ArgMaxOptions,
+                lambda o: {"output_type": TYPE_NAMES.get(o.OutputType(), str(o.OutputType()))}, False),
+    "ARG_MIN": (tflite.BuiltinOptions.ArgMinOptions, tflite.ArgMinOptions,
+                lambda o: {"output_type": TYPE_NAMES.get(o.OutputType(), str(o.OutputType()))}, False),
+    "TRANSPOSE_CONV": (tflite.BuiltinOptions.TransposeConvOptions, tflite.TransposeConvOptions,
+                       lambda o: {"padding": _padding(o.Padding()), "stride_h": o.StrideH(), "stride_w": o.StrideW(),
+                                  "fused_activation": _activation(o.FusedActivationFunction())}, True),
+    "BATCH_MATMUL": (tflite.BuiltinOptions.BatchMatMulOptions, tflite.BatchMatMulOptions,
+                     lambda o: {"adj_x": bool(o.AdjX()), "adj_y": bool(o.AdjY()),
+                                "asymmetric_quantize_inputs": bool(o.AsymmetricQuantizeInputs())}, False),
 }
 
 # Defaults when an optional options table is absent (schema defaults).
@@ -199,6 +223,10 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     "RESHAPE": {"new_shape": None},
     "MEAN": {"keep_dims": False},
     **_shape_options.DEFAULTS,
+    "SUM": {"keep_dims": False},
+    "REDUCE_MAX": {"keep_dims": False},
+    "LEAKY_RELU": {"alpha": 0.0},  # TFLM's zeroed TfLiteLeakyReluParams
+    "BATCH_MATMUL": {"adj_x": False, "adj_y": False, "asymmetric_quantize_inputs": False},
 }
 
 

@@ -317,6 +317,8 @@ class _Reader:
                                            "custom operators are not supported")
         op_type = _schema.OPCODE_NAMES.get(code, f"builtin code {code}")
         where = f"operator {i} ({op_type})"
+        if op_type in _schema.NOT_IN_TFLM:
+            raise UnsupportedOperatorError(f"{where} is not supported: {_schema.NOT_IN_TFLM[op_type]}")
         if op_type not in _schema.SUPPORTED_OPS:
             raise UnsupportedOperatorError(
                 f"{where} is not supported; supported operators: {', '.join(sorted(_schema.SUPPORTED_OPS))}")

@@ -27,6 +27,7 @@ from tvmdevice.aot.ir import ABSENT, Graph, Operator
 from tvmdevice.errors import Refusal
 from tvmdevice.host.kernels import (
     activations,
+    arith,
     conv,
     elementwise,
     fully_connected,
@@ -63,6 +64,7 @@ _BUILD: dict[str, Callable[[Any], PreparedCall]] = {
     **{t: movement.build for t in ("TRANSPOSE", "SLICE", "STRIDED_SLICE", "BROADCAST_TO", "SPLIT", "SPLIT_V",
                                    "UNPACK", "PACK", "GATHER", "PADV2", "RESIZE_NEAREST_NEIGHBOR",
                                    "RESIZE_BILINEAR")},
+    **arith.BUILD,
 }
 
 # The int16x8 variants and SUB, by kernel key ("ADD:int16").

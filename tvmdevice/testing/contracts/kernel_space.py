@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import shape_space
+from .kernel_space_arith import ARITH_STRATEGIES
 
 __all__ = ["STRATEGIES", "variants"]
 
@@ -177,6 +178,7 @@ STRATEGIES: dict[str, Callable[[Any], dict[str, Any]]] = {
     "RESHAPE": reshape, "PAD": pad, "CONCATENATION": concatenation, "MEAN": mean, "QUANTIZE": quantize,
     "DEQUANTIZE": unary, "LOGISTIC": unary, "TANH": unary,
     **shape_space.STRATEGIES,
+    **ARITH_STRATEGIES,
 }
 
 

@@ -15,6 +15,9 @@ const tvmd_kernel_t tvmd_woofles_kernels[] = {
     WOOFLES_KERNEL(tvmd_woofles_avg_pool2d_s8),
     WOOFLES_KERNEL(tvmd_woofles_max_pool2d_s8),
     WOOFLES_KERNEL(tvmd_woofles_add_s8),
+    WOOFLES_KERNEL(tvmd_woofles_maximum_s8),
+    WOOFLES_KERNEL(tvmd_woofles_minimum_s8),
+    WOOFLES_KERNEL(tvmd_woofles_transpose_conv_s8),
 };
 
 const uint32_t tvmd_woofles_num_kernels =

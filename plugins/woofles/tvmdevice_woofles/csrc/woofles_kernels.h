@@ -34,6 +34,11 @@ int32_t tvmd_woofles_avg_pool2d_s8(const void* params, void* const* buffers, voi
 int32_t tvmd_woofles_max_pool2d_s8(const void* params, void* const* buffers, void* resource_handle);
 /* params: tvmd_woofles_add_params_t */
 int32_t tvmd_woofles_add_s8(const void* params, void* const* buffers, void* resource_handle);
+/* params: tvmd_woofles_minmax_params_t */
+int32_t tvmd_woofles_maximum_s8(const void* params, void* const* buffers, void* resource_handle);
+int32_t tvmd_woofles_minimum_s8(const void* params, void* const* buffers, void* resource_handle);
+/* params: tvmd_woofles_transpose_conv_params_t */
+int32_t tvmd_woofles_transpose_conv_s8(const void* params, void* const* buffers, void* resource_handle);
 
 /* Every kernel above, in one table (woofles_kernel_table.c). */
 extern const tvmd_kernel_t tvmd_woofles_kernels[];

@@ -21,7 +21,7 @@ from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import OpData, analyze
 from tvmdevice.params import ParamsStruct
 
-from . import add, conv, fully_connected, pooling
+from . import add, conv, fully_connected, minmax, pooling, transpose_conv
 from .limits import check_fits_sram
 
 __all__ = ["prepare", "PACKERS"]
@@ -35,6 +35,9 @@ PACKERS: dict[str, Callable[[Any, dict[str, Any]], tuple[str, ParamsStruct]]] = 
     "AVERAGE_POOL_2D": pooling.pack,
     "MAX_POOL_2D": pooling.pack,
     "ADD": add.pack,
+    "MAXIMUM": minmax.pack,
+    "MINIMUM": minmax.pack,
+    "TRANSPOSE_CONV": transpose_conv.pack,
 }
 
 
