@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..layout import Field, Layout
+from .recurrent_params import LSTM_PARAMS, SVDF_PARAMS
 
 __all__ = ["Kernel", "KERNELS", "KERNEL_BY_NAME", "PARAMS_LAYOUTS", "MAX_DIMS", "PAD_DIMS", "MEAN_DIMS",
            "MAX_CONCAT_INPUTS", "CONSTANTS"]
@@ -188,6 +189,10 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("logistic_s8", ("LOGISTIC",), ACTIVATION_PARAMS, "activations.c"),
     Kernel("tanh_s8", ("TANH",), ACTIVATION_PARAMS, "activations.c"),
     Kernel("reshape", ("RESHAPE",), COPY_PARAMS, "reshape.c"),
+    Kernel("lstm_s8", ("UNIDIRECTIONAL_SEQUENCE_LSTM",), LSTM_PARAMS, "lstm.c"),
+    Kernel("lstm_s16", ("UNIDIRECTIONAL_SEQUENCE_LSTM",), LSTM_PARAMS, "lstm.c"),
+    Kernel("svdf_s8_s16", ("SVDF",), SVDF_PARAMS, "svdf.c"),
+    Kernel("svdf_s8_s8", ("SVDF",), SVDF_PARAMS, "svdf.c"),
 )
 
 #: Kernel name -> kernel.

@@ -27,11 +27,13 @@ from tvmdevice.ops import (
     conv,
     elementwise,
     fully_connected,
+    lstm,
     mean,
     pad,
     pooling,
     quantize,
     softmax,
+    svdf,
     views,
 )
 from tvmdevice.ops._base import OpData, OpDef, Operand, Signature
@@ -40,17 +42,20 @@ from tvmdevice.ops.concatenation import ConcatData
 from tvmdevice.ops.conv import ConvData
 from tvmdevice.ops.elementwise import ElementwiseData
 from tvmdevice.ops.fully_connected import FullyConnectedData
+from tvmdevice.ops.lstm import LstmData
 from tvmdevice.ops.mean import MeanData
 from tvmdevice.ops.pad import PadData
 from tvmdevice.ops.pooling import PoolData
 from tvmdevice.ops.quantize import DequantizeData, QuantizeData
 from tvmdevice.ops.softmax import SoftmaxData
+from tvmdevice.ops.svdf import SvdfData
 from tvmdevice.ops.views import ViewData
 
 __all__ = [
     "OPERATORS", "validate", "analyze", "OpData", "OpDef", "Operand", "Signature",
     "ConvData", "FullyConnectedData", "PoolData", "SoftmaxData", "ElementwiseData", "ViewData", "PadData",
     "ConcatData", "MeanData", "QuantizeData", "DequantizeData", "ActivationData",
+    "LstmData", "SvdfData",
 ]
 
 #: Every operator type the layer knows: op type -> its definition.
@@ -71,6 +76,8 @@ OPERATORS: Mapping[str, OpDef] = MappingProxyType({
     "DEQUANTIZE": OpDef(quantize.DEQUANTIZE_SIGNATURE, quantize.validate, quantize.analyze),
     "LOGISTIC": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
     "TANH": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": OpDef(lstm.SIGNATURE, lstm.validate, lstm.analyze),
+    "SVDF": OpDef(svdf.SIGNATURE, svdf.validate, svdf.analyze),
 })
 
 _T = TypeVar("_T")

@@ -15,7 +15,7 @@ TT = tflite.TensorType
 OPS = tflite.BuiltinOperator
 ACTIVATIONS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 PADDINGS = {"SAME": tflite.Padding.SAME, "VALID": tflite.Padding.VALID}
-NUMPY_TYPES = {TT.INT8: np.int8, TT.INT32: np.int32, TT.INT64: np.int64, TT.FLOAT32: np.float32}
+NUMPY_TYPES = {TT.INT8: np.int8, TT.INT16: np.int16, TT.INT32: np.int32, TT.INT64: np.int64, TT.FLOAT32: np.float32}
 # Spread of a uniform int8 value (std of U[-128, 127]) used to guess scales.
 INT8_STD = 74.0
 

@@ -36,11 +36,12 @@ from tvmdevice.aot.builder._common import (
 )
 from tvmdevice.aot.builder._flatbuffer import ModelSpec, OperatorSpec, TensorSpec, serialize
 from tvmdevice.aot.builder._layers import LayersMixin
+from tvmdevice.aot.builder._recurrent import RecurrentMixin
 
 __all__ = ["ModelBuilder", "TensorRef"]
 
 
-class ModelBuilder(LayersMixin):
+class ModelBuilder(LayersMixin, RecurrentMixin):
     """Builds one single-subgraph int8 TFLite model, operator by operator.
 
     Convolutions and dense layers are defined here; pooling, element-wise,
@@ -88,13 +89,13 @@ class ModelBuilder(LayersMixin):
 
     def input(self, shape: Sequence[int], scale: float = 0.05, zero_point: int = 0,
               dtype: str = "int8") -> TensorRef:
-        """A graph input: int8 with the given quantization, or float32."""
-        if dtype not in ("int8", "float32"):
-            raise ValueError(f"input dtype must be 'int8' or 'float32', not {dtype!r}")
+        """A graph input: int8 or int16 with the given quantization, or float32."""
+        if dtype not in ("int8", "int16", "float32"):
+            raise ValueError(f"input dtype must be 'int8', 'int16' or 'float32', not {dtype!r}")
         if dtype == "float32":
             t = self._tensor(shape, TT.FLOAT32)
         else:
-            t = self._tensor(shape, TT.INT8, scale, zero_point)
+            t = self._tensor(shape, TT.INT8 if dtype == "int8" else TT.INT16, scale, zero_point)
         self._spec.inputs.append(t.index)
         return t
 

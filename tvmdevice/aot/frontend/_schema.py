@@ -64,6 +64,7 @@ NUMPY_TYPES: dict[int, np.dtype] = {
     tflite.TensorType.INT32: np.dtype("<i4"),
     tflite.TensorType.INT64: np.dtype("<i8"),
     tflite.TensorType.INT8: np.dtype("i1"),
+    tflite.TensorType.INT16: np.dtype("<i2"),
 }
 
 #: The operand signature of every operator the frontend imports: the
@@ -153,6 +154,24 @@ def _pool(o: Any) -> dict[str, Any]:
     }
 
 
+def _lstm(o: Any) -> dict[str, Any]:
+    # The cell gate's activation: TFLM's integer LSTM runs TANH (the schema
+    # has no SIGMOID); any other value is refused by the operator layer.
+    code = o.FusedActivationFunction()
+    activation = "TANH" if code == tflite.ActivationFunctionType.TANH else _activation(code)
+    return {"fused_activation": activation, "cell_clip": float(o.CellClip()), "proj_clip": float(o.ProjClip()),
+            "time_major": bool(o.TimeMajor()), "asymmetric_quantize_inputs": bool(o.AsymmetricQuantizeInputs()),
+            "diagonal_recurrent_tensors": bool(o.DiagonalRecurrentTensors())}
+
+
+def _svdf(o: Any) -> dict[str, Any]:
+    # TFLM's integer SVDF ignores the fused activation; keep its name for reports.
+    code = o.FusedActivationFunction()
+    activation = "TANH" if code == tflite.ActivationFunctionType.TANH else _activation(code)
+    return {"rank": o.Rank(), "fused_activation": activation,
+            "asymmetric_quantize_inputs": bool(o.AsymmetricQuantizeInputs())}
+
+
 def _reshape(o: Any) -> dict[str, Any]:
     if o.NewShapeIsNone():
         return {"new_shape": None}
@@ -182,6 +201,9 @@ _DECODERS: dict[str, tuple[int, type, Callable[[Any], dict[str, Any]], bool]] = 
     "RESHAPE": (tflite.BuiltinOptions.ReshapeOptions, tflite.ReshapeOptions, _reshape, False),
     "MEAN": (tflite.BuiltinOptions.ReducerOptions, tflite.ReducerOptions,
              lambda o: {"keep_dims": bool(o.KeepDims())}, False),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": (tflite.BuiltinOptions.UnidirectionalSequenceLSTMOptions,
+                                     tflite.UnidirectionalSequenceLSTMOptions, _lstm, True),
+    "SVDF": (tflite.BuiltinOptions.SVDFOptions, tflite.SVDFOptions, _svdf, True),
 }
 
 # Defaults when an optional options table is absent (schema defaults).

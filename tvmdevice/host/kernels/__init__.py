@@ -25,7 +25,17 @@ import numpy as np
 from tvmdevice import ops
 from tvmdevice.aot.ir import ABSENT, Graph, Operator
 from tvmdevice.errors import Refusal
-from tvmdevice.host.kernels import activations, conv, elementwise, fully_connected, pooling, quantize, shape, softmax
+from tvmdevice.host.kernels import (
+    activations,
+    conv,
+    elementwise,
+    fully_connected,
+    pooling,
+    quantize,
+    recurrent,
+    shape,
+    softmax,
+)
 from tvmdevice.kernel import PreparedCall
 
 __all__ = ["SUPPORTED", "prepare", "run_graph"]
@@ -47,6 +57,8 @@ _BUILD: dict[str, Callable[[Any], PreparedCall]] = {
     "DEQUANTIZE": quantize.build,
     "LOGISTIC": activations.build,
     "TANH": activations.build,
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": recurrent.build,
+    "SVDF": recurrent.build,
 }
 
 #: Operator types the host reference implements.
@@ -78,12 +90,14 @@ def run_graph(graph: Graph, inputs: Sequence[np.ndarray]) -> dict[int, np.ndarra
     :param inputs: one array per graph input, in ``graph.inputs`` order; each
         is converted to the tensor's dtype and must have its shape.
     :returns: every tensor of the graph (constants, inputs, intermediates,
-        outputs) by tensor index.
+        outputs) by tensor index; variable tensors (operator state) start
+        from their reset value and hold the state after the run.
     """
     if len(inputs) != len(graph.inputs):
         raise ValueError(f"graph {graph.name!r} has {len(graph.inputs)} inputs, {len(inputs)} given")
     calls = [prepare(graph, op) for op in graph.operators]
     values: dict[int, np.ndarray] = {t.index: t.data for t in graph.tensors if t.data is not None}
+    values.update({t.index: np.full(t.shape, t.reset_value, dtype=t.dtype) for t in graph.tensors if t.is_variable})
     for idx, array in zip(graph.inputs, inputs):
         t = graph.tensors[idx]
         array = np.asarray(array)
@@ -97,3 +111,4 @@ def run_graph(graph: Graph, inputs: Sequence[np.ndarray]) -> dict[int, np.ndarra
         buffers = [None if i == ABSENT else values[i] for i in op.inputs] + [values[i] for i in op.outputs]
         call.kernel(call.params, buffers, None)
     return values
+
