@@ -16,7 +16,7 @@ import tvmdevice
 from tvmdevice.aot.builder import ModelBuilder
 from tvmdevice.export import run_export
 
-from .conftest import random_inputs
+from conftest import random_inputs
 
 runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
 
@@ -64,7 +64,7 @@ def test_the_reset_function_starts_the_sequence_again(tmp_path):
     from tvmdevice.firmware import build, run
 
     model = _lstm()
-    module = tvmdevice.compile(model, "c")
+    module = tvmdevice.compile(model, "c", name="lstm")
     out = module.export(tmp_path / "export")
     header = (out / "codegen/host/include/tvmgen_lstm.h").read_text()
     assert "int32_t tvmgen_lstm_reset(void);" in header
