@@ -287,7 +287,8 @@ def test_real_model_every_tensor_bit_exact(models_dir, compare_with_tflm, name):
 def test_supported_set():
     assert kernels.SUPPORTED == {
         "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX", "ADD",
-        "MUL", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "PAD", "CONCATENATION", "MEAN", "LOGISTIC", "TANH"}
+        "MUL", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "PAD", "CONCATENATION", "MEAN", "LOGISTIC", "TANH",
+        "UNIDIRECTIONAL_SEQUENCE_LSTM", "SVDF"}
 
 
 def test_prepare_refuses_unknown_operator_by_name():

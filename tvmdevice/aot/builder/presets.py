@@ -14,13 +14,14 @@ SINGLE_OP_DEFAULT_SHAPES: dict[str, tuple[int, ...]] = {
     "AVERAGE_POOL_2D": (1, 8, 8, 3), "MAX_POOL_2D": (1, 8, 8, 3), "SOFTMAX": (1, 10),
     "ADD": (1, 4, 4, 3), "MUL": (1, 4, 4, 3), "RESHAPE": (1, 4, 4, 3), "QUANTIZE": (1, 16),
     "DEQUANTIZE": (1, 16), "PAD": (1, 4, 4, 3), "CONCATENATION": (1, 4, 4, 3), "MEAN": (1, 4, 4, 3),
-    "LOGISTIC": (1, 16), "TANH": (1, 16),
+    "LOGISTIC": (1, 16), "TANH": (1, 16), "UNIDIRECTIONAL_SEQUENCE_LSTM": (1, 3, 5), "SVDF": (1, 8),
 }
 
 _METHODS = {
     "CONV_2D": "conv2d", "DEPTHWISE_CONV_2D": "depthwise_conv2d", "FULLY_CONNECTED": "fully_connected",
     "AVERAGE_POOL_2D": "avg_pool2d", "MAX_POOL_2D": "max_pool2d", "SOFTMAX": "softmax", "RESHAPE": "reshape",
     "PAD": "pad", "MEAN": "mean", "LOGISTIC": "logistic", "TANH": "tanh", "DEQUANTIZE": "dequantize",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": "lstm", "SVDF": "svdf",
 }
 
 
@@ -66,6 +67,8 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
             params.setdefault("paddings", [[0, 0]] + [[1, 1]] * (len(shape) - 1))
         elif op_type == "MEAN":
             params.setdefault("axes", [1, 2] if len(shape) == 4 else [len(shape) - 1])
+        elif op_type in ("UNIDIRECTIONAL_SEQUENCE_LSTM", "SVDF"):
+            params.setdefault("units", 4)
         y = method(x, **params)
     b.output(y)
     return b.build()
