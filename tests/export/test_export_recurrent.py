@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import random_inputs
 
 import tvmdevice
 from tvmdevice.aot.builder import ModelBuilder
 from tvmdevice.export import run_export
-
-from conftest import random_inputs
 
 runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
 

@@ -180,7 +180,7 @@ def test_reset_state_starts_the_sequence_again(make):
         np.testing.assert_array_equal(a, b)
     # TFLM's reset gives the same sequence again
     interp = runtime.Interpreter.from_bytes(model, arena_size=1 << 20)
-    for x, want in zip(runs, first):
+    for x in runs:
         interp.set_input(x[0], 0)
         interp.invoke()
     interp.reset()

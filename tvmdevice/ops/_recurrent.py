@@ -7,7 +7,7 @@ before widening them to double, which :func:`f32` reproduces.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -26,7 +26,7 @@ def f32(x: float) -> float:
     return float(np.float32(x))
 
 
-def per_tensor(op: Operator, t: Tensor, role: str, dtypes: Iterable[np.dtype]) -> tuple[float, int]:
+def per_tensor(op: Operator, t: Tensor, role: str, dtypes: Iterable[Any]) -> tuple[float, int]:
     """``(scale, zero_point)`` of a per-tensor quantized tensor of one of ``dtypes``.
 
     :raises Refusal: another dtype, no quantization, or per-channel scales
