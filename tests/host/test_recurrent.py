@@ -306,3 +306,33 @@ def test_run_graph_starts_state_from_its_reset_value():
     expected = _tflm(model, [x], _watched(graph))[0]
     for t, want in expected.items():
         np.testing.assert_array_equal(values[t].reshape(-1), want)
+
+
+# -- hypothesis: sizes, layouts and quantization drawn at random, TFLM the oracle ----------------------
+
+hypothesis = pytest.importorskip("hypothesis")
+st = hypothesis.strategies
+
+
+@hypothesis.settings(max_examples=40, deadline=None, derandomize=True)
+@hypothesis.given(batches=st.integers(1, 3), time=st.integers(1, 4), n_input=st.integers(1, 12),
+                  units=st.integers(1, 10), time_major=st.booleans(), int16=st.booleans(),
+                  clip=st.sampled_from([0.0, 0.25, 3.0]), zp=st.integers(-128, 127), power=st.integers(-15, -9),
+                  spread=st.sampled_from([0.5, 2.0, 8.0]), seed=st.integers(0, 2**16))
+def test_lstm_hypothesis(batches, time, n_input, units, time_major, int16, clip, zp, power, spread, seed):
+    shape = (time, batches, n_input) if time_major else (batches, time, n_input)
+    b = ModelBuilder(seed=seed)
+    x = b.input(shape, scale=1 / 4096, dtype="int16") if int16 else b.input(shape, scale=0.03, zero_point=zp)
+    b.output(b.lstm(x, units, time_major=time_major, cell_clip=clip, out_zero_point=0 if int16 else zp // 2,
+                    cell_scale_power=power, gate_spread=spread))
+    assert _check_c_device(b.build(), seed=seed) > 0
+
+
+@hypothesis.settings(max_examples=40, deadline=None, derandomize=True)
+@hypothesis.given(batches=st.integers(1, 3), n_input=st.integers(1, 24), units=st.integers(1, 8),
+                  rank=st.integers(1, 3), memory=st.integers(1, 12), state=st.sampled_from(["int16", "int8"]),
+                  zp=st.integers(-128, 127), state_zp=st.integers(-20, 20), seed=st.integers(0, 2**16))
+def test_svdf_hypothesis(batches, n_input, units, rank, memory, state, zp, state_zp, seed):
+    model = svdf_model(batches, n_input, units, rank, memory, state, seed=seed, zero_point=zp,
+                       state_zero_point=state_zp if state == "int8" else 0)
+    assert _check_c_device(model, seed=seed) > 0

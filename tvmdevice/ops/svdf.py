@@ -107,6 +107,8 @@ def analyze(graph: Graph, op: Operator) -> SvdfData:
     if bias is None:
         # PrepareSvdf reads the bias scale unconditionally (TODO #1751 in TFLM): no bias crashes it.
         raise c.refuse(op, "the bias is absent; TFLM's integer SVDF prepare needs it")
+    if np.dtype(bias.dtype) != np.int32:
+        raise c.malformed(op, f"bias tensor {bias.index} is {np.dtype(bias.dtype).name}; int32 is required")
     bias_q = bias.quant
     bias_scale = r.f32(bias_q.scale[0]) if bias_q is not None and bias_q.scale.size else 0.0
     product = r.f32(st_scale * wt_scale)
