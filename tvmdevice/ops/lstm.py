@@ -166,7 +166,7 @@ def analyze(graph: Graph, op: Operator) -> LstmData:
                                f"LSTM only, without {variant}")
     activation = op.options.get("fused_activation", "TANH")
     if activation != "TANH":
-        raise c.refuse(op, f"cell gate activation {activation!r}: TFLM's integer LSTM runs TANH (or sigmoid)")
+        raise c.refuse(op, f"cell gate activation {activation!r}: TFLM's integer LSTM runs TANH there")
     inp, hidden, cell = ins[0], ins[OUTPUT_STATE], ins[CELL_STATE]
     assert inp is not None and hidden is not None and cell is not None
     dtype = np.dtype(inp.dtype)
