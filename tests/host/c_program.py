@@ -5,7 +5,8 @@ params structs as ``static const`` data (the params through
 :meth:`~tvmdevice.params.ParamsStruct.c_initializer`, so the data model of the
 target compiler lays them out), one static buffer per computed tensor (a view
 shares its source's), and a ``main`` that reads the graph inputs from a file,
-calls each kernel in schedule order with its buffers and a NULL device handle
+calls each kernel in schedule order with its buffers (scratch last, operator state
+starting at its reset value) and a NULL device handle
 (the ``c`` device's kernels do not use it) and writes every operator output,
 in operator order, to another file.  Built with :func:`tvmdevice.firmware.build`
 it runs on the host and under QEMU on Cortex-M.
@@ -31,12 +32,12 @@ def _literal(value: object) -> str:
     return "(-2147483647 - 1)" if v == -(2**31) else str(v)
 
 
-def _array(name: str, values: np.ndarray, const: bool) -> str:
+def _array(name: str, values: np.ndarray, const: bool, initialized: bool = False) -> str:
     ctype = _C_TYPES[np.dtype(values.dtype)]
     flat = values.reshape(-1)
-    body = ",".join(_literal(v) for v in flat) if const else ""
+    body = ",".join(_literal(v) for v in flat) if const or initialized else ""
     qualifier = "static const" if const else "static"
-    init = f" = {{{body}}}" if const else ""
+    init = f" = {{{body}}}" if const or initialized else ""
     return f"{qualifier} {ctype} {name}[{max(flat.size, 1)}]{init};\n"
 
 
@@ -51,6 +52,9 @@ def write_program(module, directory: Path) -> Path:
             if t.index not in used:
                 continue  # e.g. the shape tensor of a view
             lines.append(_array(f"t{t.index}", np.asarray(t.data), const=True))
+        elif t.is_variable:  # operator state starts at TFLM's reset value
+            lines.append(_array(f"t{t.index}", np.full(t.shape, t.reset_value, t.dtype), const=False,
+                                initialized=True))
         elif t.index not in aliases:
             lines.append(_array(f"t{t.index}", np.zeros(t.shape, t.dtype), const=False))
 
@@ -71,6 +75,9 @@ def write_program(module, directory: Path) -> Path:
         lines.append(params.c_initializer(f"p{op.index}", names))
         symbol = KERNEL_BY_NAME[p.call.name].symbol
         buffers = ", ".join(buffer(i) for i in (*op.inputs, *op.outputs))
+        if p.call.scratch_bytes:  # the call's scratch, last
+            lines.append(f"static int64_t s{op.index}[{(p.call.scratch_bytes + 7) // 8}];\n")
+            buffers += f", (void*)s{op.index}"
         calls.append(f"  {{\n    void* const b[] = {{{buffers}}};\n"
                      f"    if ({symbol}(&p{op.index}, b, NULL) != 0) return 10 + {op.index};\n  }}\n")
     reads = "".join(f"  if (fread(t{i}, 1, sizeof(t{i}), in) != sizeof(t{i})) return 3;\n" for i in graph.inputs)

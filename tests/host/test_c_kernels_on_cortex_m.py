@@ -66,6 +66,12 @@ def every_kernel_model() -> bytes:
     b.output(b.quantize(x, 0.0004, 0, dtype="int16"))              # requantize_s8_s16
     b.output(b.softmax(b.sub(x, b.quantize(x, 0.03, 2)), out_dtype="int16"))  # sub_s8, softmax_s8_s16
     _issue_12_kernels(b, x)
+    seq = b.input((2, 3, 4), scale=0.03, zero_point=-4)
+    b.output(b.lstm(seq, 3, out_zero_point=2))                     # lstm_s8
+    b.output(b.lstm(b.input((3, 2, 4), scale=1 / 4096, dtype="int16"), 3, time_major=True))  # lstm_s16
+    frame = b.input((2, 6), scale=0.04, zero_point=3)
+    b.output(b.svdf(frame, 3, rank=2, memory=4))                   # svdf_s8_s16
+    b.output(b.svdf(frame, 2, memory=3, state="int8", state_zero_point=-5))  # svdf_s8_s8
     return b.build()
 
 

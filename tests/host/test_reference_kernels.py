@@ -295,11 +295,13 @@ def test_supported_set():
         "LOGISTIC:int16", "TANH:int16",
         # shape and data movement
         "TRANSPOSE", "SLICE", "STRIDED_SLICE", "BROADCAST_TO", "SPLIT", "SPLIT_V", "UNPACK", "PACK", "SQUEEZE",
-        "EXPAND_DIMS", "GATHER", "PADV2", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"
+        "EXPAND_DIMS", "GATHER", "PADV2", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
         # arithmetic and activations
         "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU", "RELU", "RELU6", "LEAKY_RELU",
         "HARD_SWISH", "SUM", "REDUCE_MAX", "ARG_MAX", "ARG_MIN", "TRANSPOSE_CONV", "BATCH_MATMUL",
-        "LOG_SOFTMAX"}
+        "LOG_SOFTMAX",
+        # recurrent
+        "UNIDIRECTIONAL_SEQUENCE_LSTM", "SVDF"}
 
 
 def test_prepare_refuses_unknown_operator_by_name():

@@ -78,6 +78,7 @@ class BoundPlan:
         self._constants: dict[tuple[int, str], int] = {}
         self._views: dict[int, np.ndarray] = {}
         self._allocate()
+        self.reset_state()
         self.loop = RunLoop(len(module.schedule.steps), self._kernel_failed)
         for step in module.schedule.steps:
             if isinstance(step, KernelStep):
@@ -102,6 +103,11 @@ class BoundPlan:
             self._constants[(tensor, memory)] = ptr
         for dev in self.devices:
             dev.stream_sync(0)
+
+    def reset_state(self) -> None:
+        """Give every variable tensor (operator state) its reset value, as TFLM's ResetVariableTensors does."""
+        for t in self.module.schedule.states:
+            self.view(t)[...] = self.graph.tensors[t].reset_value
 
     def address(self, tensor: int, memory: str) -> int:
         """The address of non-constant ``tensor`` in ``memory`` (a view's is its source's)."""

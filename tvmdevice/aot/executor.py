@@ -223,6 +223,19 @@ class Executor:
                 cat = "copy" if label.startswith("copy") else "kernel"
                 self.timeline.add_span(label, cat, start, ns, device=device)
 
+    def reset_state(self) -> None:
+        """Reset the model's operator state (TFLite variable tensors: an LSTM's hidden and cell state, an
+        SVDF's memory) to its initial value, as TFLM's ``ResetVariableTensors`` does.
+
+        State persists from one :meth:`run` to the next (a sequence fed one frame per run); a new
+        executor starts from the reset state.  Call this between independent sequences.
+
+        :raises LifecycleError: the executor is closed.
+        """
+        with self._exclusive("reset_state()"):
+            self._check_open("reset_state()")
+            self.bound.reset_state()
+
     def tensor(self, index: int) -> np.ndarray:
         """A copy of tensor ``index`` after a run (constants, host tensors, or device tensors)."""
         with self._exclusive("tensor()"):

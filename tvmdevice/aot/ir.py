@@ -85,7 +85,13 @@ class Quantization:
 
 @dataclass
 class Tensor:
-    """One tensor of the graph; ``data`` is set (read-only) for constants."""
+    """One tensor of the graph; ``data`` is set (read-only) for constants.
+
+    ``is_variable`` marks TFLite's variable tensors: operator state (an LSTM's
+    hidden and cell state, an SVDF's activation memory) that no operator
+    outputs, that operators read and update in place, and that persists from
+    one run to the next (see :meth:`tvmdevice.aot.executor.Executor.reset_state`).
+    """
 
     index: int
     name: str
@@ -93,6 +99,7 @@ class Tensor:
     dtype: np.dtype
     quant: Quantization | None = None
     data: np.ndarray | None = None
+    is_variable: bool = False
 
     @property
     def is_constant(self) -> bool:
@@ -101,6 +108,14 @@ class Tensor:
     @property
     def nbytes(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+
+    @property
+    def reset_value(self) -> int:
+        """The value a variable tensor holds before the first run and after a reset: TFLM's
+        ResetVariableTensors sets every int8 element to the zero point and every other byte to 0."""
+        if np.dtype(self.dtype) == np.int8 and self.quant is not None and self.quant.zero_point.size:
+            return int(self.quant.zero_point[0])
+        return 0
 
 
 @dataclass

@@ -13,6 +13,13 @@ returns its data (read in place in host memory, listed with the constants).
 View operators (RESHAPE and kin) get no step: their output is their input's
 buffer (``Schedule.aliases``).  Each call with scratch gets a scratch buffer
 in its memory, alive during its own step, so the memory plan holds it too.
+
+Variable tensors (operator state: an LSTM's hidden and cell state, an SVDF's
+memory) live in host memory in buffers of their own, alive over the whole
+run and beyond (``Schedule.states``): nothing else ever shares their bytes,
+so the state one run leaves is the state the next run starts from, as in
+TFLM's persistent arena section.  A kernel on a separate-memory device cannot
+update them in place, so such a placement is refused.
 """
 
 from __future__ import annotations
@@ -99,12 +106,14 @@ class Schedule:
         that memory: preloaded into separate memories, read in place (the
         model's weights, flash/rodata on a microcontroller) in host memory.
     :ivar aliases: view output tensor -> the tensor whose buffer it shares.
+    :ivar states: the variable tensors (operator state kept across runs), each in a host buffer of its own.
     """
 
     steps: tuple[Step, ...]
     buffers: tuple[BufferUse, ...]
     constants: tuple[tuple[int, str], ...]
     aliases: dict[int, int] = field(default_factory=dict)
+    states: tuple[int, ...] = ()
 
     def source(self, tensor: int) -> int:
         """The tensor whose buffer ``tensor`` uses (itself unless it is a view output)."""
@@ -124,6 +133,8 @@ def build_schedule(graph: "Graph", target: "Target", placement: "Placement") -> 
     steps: list[Step] = []
     alias = placement.aliases
     where: dict[int, list[str]] = {t: [HOST] for t in graph.inputs}
+    states = tuple(t.index for t in graph.tensors if t.is_variable)
+    where.update({t: [HOST] for t in states})
     constants: list[tuple[int, str]] = []
 
     def ensure(tensor: int, memory: str) -> None:
@@ -133,6 +144,12 @@ def build_schedule(graph: "Graph", target: "Target", placement: "Placement") -> 
             raise ValueError(f"tensor #{tensor} is read before any operator writes it")
         if memory in have:
             return
+        if tensor in states:
+            from ..errors import PlacementError
+
+            raise PlacementError(f"variable tensor #{tensor} (operator state) lives in host memory and is "
+                                 f"updated in place; a kernel in {memory!r} memory cannot update it: place its "
+                                 "operator on a host-memory device")
         if memory != HOST and HOST not in have:
             steps.append(CopyStep(tensor, have[0], HOST))
             have.append(HOST)
@@ -163,11 +180,12 @@ def build_schedule(graph: "Graph", target: "Target", placement: "Placement") -> 
                 constants.append((t, HOST))
             continue
         ensure(t, HOST)
-    return Schedule(tuple(steps), _lifetimes(graph, steps, alias), tuple(constants), dict(alias))
+    return Schedule(tuple(steps), _lifetimes(graph, steps, alias, states), tuple(constants), dict(alias), states)
 
 
-def _lifetimes(graph: "Graph", steps: list[Step], alias: dict[int, int]) -> tuple[BufferUse, ...]:
-    first: dict[tuple[int, str], int] = {(t, HOST): -1 for t in graph.inputs}
+def _lifetimes(graph: "Graph", steps: list[Step], alias: dict[int, int],
+               states: tuple[int, ...] = ()) -> tuple[BufferUse, ...]:
+    first: dict[tuple[int, str], int] = {(t, HOST): -1 for t in (*graph.inputs, *states)}
     last: dict[tuple[int, str], int] = dict(first)
     scratch: list[BufferUse] = []
 
@@ -193,6 +211,8 @@ def _lifetimes(graph: "Graph", steps: list[Step], alias: dict[int, int]) -> tupl
     for t in graph.outputs:
         if not graph.tensors[alias.get(t, t)].is_constant:
             last[(alias.get(t, t), HOST)] = end
+    for t in states:  # alive from before the first step to after the last: no other buffer shares them
+        last[(t, HOST)] = end
     tensors = [BufferUse(t, m, graph.tensors[t].nbytes, first[(t, m)], last[(t, m)])
                for (t, m) in sorted(first, key=lambda k: (first[k], k))]
     return tuple(tensors + scratch)

@@ -339,7 +339,7 @@ int32_t {p}_run({run_args});
  * when nothing is open; returns TVMD_OK or the first failing status. */
 int32_t {p}_close(struct {p}_devices* devices);
 
-/* After a call returned non-zero: the call that failed, e.g.
+{self._reset_prototype()}/* After a call returned non-zero: the call that failed, e.g.
  * "tvmd_c_conv2d_s8 (operator #3 CONV_2D on c)"; NULL after a success. */
 const char* {p}_last_error(void);
 
@@ -480,14 +480,14 @@ static int32_t {p}_fail_run(int32_t call, int32_t status, struct {p}_devices* de
 }}
 
 static uint8_t {p}_opened;
-
+{self._state_flag()}
 int32_t {p}_open(struct {p}_devices* devices) {{
   int32_t status = TVMD_OK;
   {p}_failed = -1;
   if ({p}_opened) return {p}_fail_open(-2, TVMD_ERR_INVALID_STATE, devices);
   if (devices == NULL) return {p}_fail_open(-2, TVMD_ERR_INVALID_ARGUMENT, devices);
 {checks}{opening}  {p}_opened = 1;
-  (void)status;
+{self._state_pending()}  (void)status;
   return TVMD_OK;
 }}
 
@@ -496,12 +496,12 @@ int32_t {p}_run({self._run_params()}) {{
   {p}_failed = -1;
   if (!{p}_opened) return {p}_fail_run(-2, TVMD_ERR_INVALID_STATE, devices);
   if (inputs == NULL || outputs == NULL || devices == NULL) return {p}_fail_run(-2, TVMD_ERR_INVALID_ARGUMENT, devices);
-{pool_init}{inputs}{outputs}{activate}{steps}  status = {p}_deactivate(TVMD_OK, devices);
+{pool_init}{inputs}{outputs}{self._state_init()}{activate}{steps}  status = {p}_deactivate(TVMD_OK, devices);
   if (status != TVMD_OK) return status;
 {copies_out}  return TVMD_OK;
 }}
 
-int32_t {p}_close(struct {p}_devices* devices) {{
+{self._reset_function()}int32_t {p}_close(struct {p}_devices* devices) {{
   {p}_failed = -1;
   if (!{p}_opened) return TVMD_OK;
   if (devices == NULL) return {p}_fail_open(-2, TVMD_ERR_INVALID_ARGUMENT, devices);
@@ -509,6 +509,39 @@ int32_t {p}_close(struct {p}_devices* devices) {{
   return {p}_teardown(devices);
 }}
 """
+
+    # ------------------------------------------------ operator state (variable tensors)
+    def _reset_prototype(self) -> str:
+        if not self.module.schedule.states:
+            return ""
+        return (f"/* Reset the operator state (TFLite variable tensors: LSTM, SVDF) before the next run, as TFLM's\n"
+                f" * ResetVariableTensors does; open does it too.  State persists from one run to the next. */\n"
+                f"int32_t {self.p}_reset(void);\n\n")
+
+    def _state_flag(self) -> str:
+        if not self.module.schedule.states:
+            return ""
+        return f"static uint8_t {self.p}_state_pending; /* 1: the next run starts from the reset state */\n"
+
+    def _state_pending(self) -> str:
+        return f"  {self.p}_state_pending = 1;\n" if self.module.schedule.states else ""
+
+    def _state_init(self) -> str:
+        """Run's first lines: the state's reset values, written into the pool when a reset is pending."""
+        states = self.module.schedule.states
+        if not states:
+            return ""
+        fills = "".join(f"    memset({self.host_pointer(t)}, {self.graph.tensors[t].reset_value & 0xFF}, "
+                        f"{self.graph.tensors[t].nbytes}u); /* tensor {t} */\n" for t in states)
+        return f"  if ({self.p}_state_pending) {{\n{fills}    {self.p}_state_pending = 0;\n  }}\n"
+
+    def _reset_function(self) -> str:
+        if not self.module.schedule.states:
+            return ""
+        p = self.p
+        return (f"/* The state lives in the host pool (the caller's, with external pools): the next run writes its\n"
+                f" * reset values there. */\nint32_t {p}_reset(void) {{\n  {p}_state_pending = 1;\n"
+                f"  return TVMD_OK;\n}}\n\n")
 
     def _run_params(self) -> str:
         p = self.p

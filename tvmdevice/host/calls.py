@@ -109,6 +109,20 @@ def _reshape(graph: "Graph", op: "Operator", d: ops.ViewData) -> _Plan:
     return "reshape", {"num_inputs": len(op.inputs), "nbytes": dst.nbytes}
 
 
+def _lstm(graph: "Graph", op: "Operator", d: ops.LstmData) -> _Plan:
+    return f"lstm_s{d.activation_bits}", {}
+
+
+def _svdf(graph: "Graph", op: "Operator", d: ops.SvdfData) -> _Plan:
+    return f"svdf_s8_s{d.state_bits}", {}
+
+
+#: Scratch a kernel needs beyond its operands: TFLM's scratch buffers, planned with the rest of memory.
+_SCRATCH: dict[str, Callable[[Any], int]] = {
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": lambda d: 2 * d.scratch_elements,
+    "SVDF": lambda d: d.scratch_bytes,
+}
+
 _PLANS: dict[str, Callable[..., _Plan]] = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _conv, "FULLY_CONNECTED": _fully_connected,
     "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "SOFTMAX": _softmax, "ADD": _elementwise, "MUL": _elementwise,
@@ -116,6 +130,7 @@ _PLANS: dict[str, Callable[..., _Plan]] = {
     "LOGISTIC": _activation, "TANH": _activation, "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape,
     **shape_calls.PLANS,
     **ARITH_PLANS,
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm, "SVDF": _svdf,
 }
 
 # The int16x8 variants and SUB, by kernel key ("ADD:int16").
@@ -147,5 +162,7 @@ def prepare(graph: "Graph", op: "Operator", op_data: ops.OpData | None = None) -
                       op=op, device="c")
     name, extras = plan(graph, op, op_data)
     kernel = KERNEL_BY_NAME[name]
+    scratch = _SCRATCH.get(op.type)
     return PreparedCall(name=name, kernel=kernel_capsule(_INDEX[name]),
-                        params=ParamsStruct(kernel.layout, op_data, **extras))
+                        params=ParamsStruct(kernel.layout, op_data, **extras),
+                        scratch_bytes=scratch(op_data) if scratch is not None else 0)

@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..layout import Field, Layout
-from .shape_layouts import CONSTANTS as _SHAPE_CONSTANTS
-from .shape_layouts import SHAPE_KERNELS
 from .arith_layouts import (
     ARG_MIN_MAX_PARAMS,
     BATCH_MATMUL_PARAMS,
@@ -35,6 +33,9 @@ from .arith_layouts import (
     SQUARED_DIFFERENCE_PARAMS,
     TRANSPOSE_CONV_PARAMS,
 )
+from .recurrent_params import LSTM_PARAMS, SVDF_PARAMS
+from .shape_layouts import CONSTANTS as _SHAPE_CONSTANTS
+from .shape_layouts import SHAPE_KERNELS
 
 __all__ = ["Kernel", "KERNELS", "INT16_KERNELS", "INT16_OPERATORS", "KERNEL_BY_NAME", "PARAMS_LAYOUTS", "MAX_DIMS",
            "PAD_DIMS", "MEAN_DIMS", "MAX_CONCAT_INPUTS", "CONSTANTS"]
@@ -221,6 +222,10 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("transpose_conv_s8", ("TRANSPOSE_CONV",), TRANSPOSE_CONV_PARAMS, "transpose_conv.c"),
     Kernel("batch_matmul_s8", ("BATCH_MATMUL",), BATCH_MATMUL_PARAMS, "batch_matmul.c"),
     Kernel("log_softmax_s8", ("LOG_SOFTMAX",), LOG_SOFTMAX_PARAMS, "log_softmax.c"),
+    Kernel("lstm_s8", ("UNIDIRECTIONAL_SEQUENCE_LSTM",), LSTM_PARAMS, "lstm.c"),
+    Kernel("lstm_s16", ("UNIDIRECTIONAL_SEQUENCE_LSTM",), LSTM_PARAMS, "lstm.c"),
+    Kernel("svdf_s8_s16", ("SVDF",), SVDF_PARAMS, "svdf.c"),
+    Kernel("svdf_s8_s8", ("SVDF",), SVDF_PARAMS, "svdf.c"),
 )
 
 # The int16x8 kernels and SUB (their module imports Kernel and the layouts above, so it is

@@ -29,20 +29,22 @@ from tvmdevice.ops import (
     conv,
     elementwise,
     fully_connected,
-    int16,
     hard_swish,
+    int16,
     log_softmax,
+    lstm,
     mean,
     minmax,
     pad,
     pooling,
     prelu,
     quantize,
-    shape_ops,
     reduce,
     relu,
+    shape_ops,
     softmax,
     squared_difference,
+    svdf,
     transpose_conv,
     views,
 )
@@ -53,6 +55,7 @@ from tvmdevice.ops.conv import ConvData
 from tvmdevice.ops.elementwise import ElementwiseData
 from tvmdevice.ops.fully_connected import FullyConnectedData
 from tvmdevice.ops.gather import GatherData
+from tvmdevice.ops.lstm import LstmData
 from tvmdevice.ops.mean import MeanData
 from tvmdevice.ops.pad import PadData
 from tvmdevice.ops.pooling import PoolData
@@ -61,6 +64,7 @@ from tvmdevice.ops.resize import ResizeData
 from tvmdevice.ops.softmax import SoftmaxData
 from tvmdevice.ops.split import SplitData
 from tvmdevice.ops.strided import CopyData
+from tvmdevice.ops.svdf import SvdfData
 from tvmdevice.ops.views import ViewData
 
 __all__ = [
@@ -68,6 +72,7 @@ __all__ = [
     "ConvData", "FullyConnectedData", "PoolData", "SoftmaxData", "ElementwiseData", "ViewData", "PadData",
     "ConcatData", "MeanData", "QuantizeData", "DequantizeData", "ActivationData", "kernel_key",
     "CopyData", "SplitData", "GatherData", "ResizeData",
+    "LstmData", "SvdfData",
 ]
 
 #: Every operator type the layer knows: op type -> its definition (int16 variants folded in by
@@ -106,6 +111,8 @@ OPERATORS: Mapping[str, OpDef] = MappingProxyType(int16.widen({
     "TRANSPOSE_CONV": OpDef(transpose_conv.SIGNATURE, transpose_conv.validate, transpose_conv.analyze),
     "BATCH_MATMUL": OpDef(batch_matmul.SIGNATURE, batch_matmul.validate, batch_matmul.analyze),
     "LOG_SOFTMAX": OpDef(log_softmax.SIGNATURE, log_softmax.validate, log_softmax.analyze),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": OpDef(lstm.SIGNATURE, lstm.validate, lstm.analyze),
+    "SVDF": OpDef(svdf.SIGNATURE, svdf.validate, svdf.analyze),
     **shape_ops.OPERATORS,
 }))
 

@@ -31,6 +31,8 @@ class TensorSpec:
     scales: Sequence[float] | None = None
     zero_points: Sequence[int] | None = None
     quantized_dimension: int = 0
+    #: TFLite's is_variable: operator state (LSTM, SVDF) kept across runs.
+    is_variable: bool = False
 
 
 @dataclass
@@ -144,6 +146,8 @@ def _tensor(b: flatbuffers.Builder, t: TensorSpec) -> int:
     tflite.TensorAddName(b, name)
     if quant is not None:
         tflite.TensorAddQuantization(b, quant)
+    if t.is_variable:
+        tflite.TensorAddIsVariable(b, True)
     return tflite.TensorEnd(b)
 
 

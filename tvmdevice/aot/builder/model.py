@@ -42,12 +42,13 @@ from tvmdevice.aot.builder._common import (
 )
 from tvmdevice.aot.builder._flatbuffer import ModelSpec, OperatorSpec, TensorSpec, serialize
 from tvmdevice.aot.builder._layers import LayersMixin
+from tvmdevice.aot.builder._recurrent import RecurrentMixin
 from tvmdevice.aot.builder._shape_layers import ShapeMixin
 
 __all__ = ["ModelBuilder", "TensorRef"]
 
 
-class ModelBuilder(LayersMixin, ShapeMixin, ArithMixin):
+class ModelBuilder(LayersMixin, ShapeMixin, ArithMixin, RecurrentMixin):
     """Builds one single-subgraph int8 TFLite model, operator by operator.
 
     Convolutions and dense layers are defined here; pooling, element-wise,

@@ -23,6 +23,7 @@ SINGLE_OP_DEFAULT_SHAPES: dict[str, tuple[int, ...]] = {
     "RELU6": (1, 16), "LEAKY_RELU": (1, 16), "HARD_SWISH": (1, 16),
     "PRELU": (1, 4, 4, 3), "ARG_MAX": (1, 10), "ARG_MIN": (1, 10), "SUM": (1, 4, 4, 3), "REDUCE_MAX": (1, 4, 4, 3),
     "TRANSPOSE_CONV": (1, 4, 4, 3), "BATCH_MATMUL": (1, 4, 6), "LOG_SOFTMAX": (1, 10),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": (1, 3, 5), "SVDF": (1, 8),
 }
 
 _METHODS = {
@@ -36,6 +37,7 @@ _METHODS = {
     "RELU": "relu", "RELU6": "relu6", "LEAKY_RELU": "leaky_relu",
     "HARD_SWISH": "hard_swish", "PRELU": "prelu", "ARG_MAX": "arg_max", "ARG_MIN": "arg_min", "SUM": "sum",
     "REDUCE_MAX": "reduce_max", "TRANSPOSE_CONV": "transpose_conv", "LOG_SOFTMAX": "log_softmax",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": "lstm", "SVDF": "svdf",
 }
 
 #: Default arguments of the shape operators' builder methods, from the input shape.
@@ -107,6 +109,8 @@ def single_op_model(op_type: str, input_shape: Sequence[int] | None = None, inpu
             params.setdefault("axes", [1, 2] if len(shape) == 4 else [len(shape) - 1])
         elif op_type in _SHAPE_DEFAULTS:
             params = {**_SHAPE_DEFAULTS[op_type](shape), **params}
+        elif op_type in ("UNIDIRECTIONAL_SEQUENCE_LSTM", "SVDF"):
+            params.setdefault("units", 4)
         y = method(x, **params)
     for t in y if isinstance(y, list) else [y]:
         b.output(t)

@@ -162,6 +162,24 @@ def _pool(o: Any) -> dict[str, Any]:
     }
 
 
+def _lstm(o: Any) -> dict[str, Any]:
+    # The cell gate's activation: TFLM's integer LSTM runs TANH (the schema
+    # has no SIGMOID); any other value is refused by the operator layer.
+    code = o.FusedActivationFunction()
+    activation = "TANH" if code == tflite.ActivationFunctionType.TANH else _activation(code)
+    return {"fused_activation": activation, "cell_clip": float(o.CellClip()), "proj_clip": float(o.ProjClip()),
+            "time_major": bool(o.TimeMajor()), "asymmetric_quantize_inputs": bool(o.AsymmetricQuantizeInputs()),
+            "diagonal_recurrent_tensors": bool(o.DiagonalRecurrentTensors())}
+
+
+def _svdf(o: Any) -> dict[str, Any]:
+    # TFLM's integer SVDF ignores the fused activation; keep its name for reports.
+    code = o.FusedActivationFunction()
+    activation = "TANH" if code == tflite.ActivationFunctionType.TANH else _activation(code)
+    return {"rank": o.Rank(), "fused_activation": activation,
+            "asymmetric_quantize_inputs": bool(o.AsymmetricQuantizeInputs())}
+
+
 def _reshape(o: Any) -> dict[str, Any]:
     if o.NewShapeIsNone():
         return {"new_shape": None}
@@ -212,6 +230,9 @@ _DECODERS: dict[str, tuple[int, type, Callable[[Any], dict[str, Any]], bool]] = 
     "BATCH_MATMUL": (tflite.BuiltinOptions.BatchMatMulOptions, tflite.BatchMatMulOptions,
                      lambda o: {"adj_x": bool(o.AdjX()), "adj_y": bool(o.AdjY()),
                                 "asymmetric_quantize_inputs": bool(o.AsymmetricQuantizeInputs())}, False),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": (tflite.BuiltinOptions.UnidirectionalSequenceLSTMOptions,
+                                     tflite.UnidirectionalSequenceLSTMOptions, _lstm, True),
+    "SVDF": (tflite.BuiltinOptions.SVDFOptions, tflite.SVDFOptions, _svdf, True),
 }
 
 # Defaults when an optional options table is absent (schema defaults).

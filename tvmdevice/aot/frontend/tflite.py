@@ -115,6 +115,7 @@ class _RawTensor:
     nbytes: int
     buffer: int
     quant: Any  # tflite.QuantizationParameters or None
+    variable: bool = False  # TFLite's is_variable: operator state kept across runs
 
 
 class _Reader:
@@ -211,7 +212,7 @@ class _Reader:
             nbytes *= d
         quant = t.Quantization()
         quant = None if quant is None else checked(quant, f"{where} quantization")
-        return _RawTensor(name, where, shape, code, dtype, nbytes, t.Buffer(), quant)
+        return _RawTensor(name, where, shape, code, dtype, nbytes, t.Buffer(), quant, bool(t.IsVariable()))
 
     def _tensor(self, i: int, raw: _RawTensor, operators: list[Operator]) -> Tensor:
         where = raw.where
@@ -222,7 +223,11 @@ class _Reader:
             raise UnsupportedOperatorError(f"{where} has type {type_name}, which is not supported{used}")
         quant = self._quantization(raw)
         data = self._constant(raw)
-        return Tensor(index=i, name=raw.name, shape=raw.shape, dtype=raw.dtype, quant=quant, data=data)
+        if raw.variable and data is not None:
+            raise ModelFormatError(f"{where} is a variable tensor with constant data; TFLM keeps operator state "
+                                   "in the arena and overwrites it, so a variable tensor must have an empty buffer")
+        return Tensor(index=i, name=raw.name, shape=raw.shape, dtype=raw.dtype, quant=quant, data=data,
+                      is_variable=raw.variable)
 
     def _quantization(self, raw: _RawTensor) -> Quantization | None:
         q = raw.quant
@@ -365,8 +370,13 @@ def _check_signature(where: str, op_type: str, ins: tuple[int, ...], outs: tuple
 
 
 def _check_dataflow(graph: Graph) -> None:
-    """Every operator input exists when the operator runs; every tensor is written once."""
-    ready = set(graph.inputs) | {t.index for t in graph.tensors if t.is_constant}
+    """Every operator input exists when the operator runs; every tensor is written once.
+
+    Variable tensors (operator state) exist from the start, as TFLM allocates
+    and resets them before the first run; operators update them in place, so
+    no operator may also list one as an output.
+    """
+    ready = set(graph.inputs) | {t.index for t in graph.tensors if t.is_constant or t.is_variable}
     for t in graph.inputs:
         if graph.tensors[t].is_constant:
             raise ModelFormatError(f"graph input tensor {t} is a constant")

@@ -35,6 +35,7 @@ from tvmdevice.host.kernels import (
     movement,
     pooling,
     quantize,
+    recurrent,
     shape,
     softmax,
 )
@@ -65,6 +66,8 @@ _BUILD: dict[str, Callable[[Any], PreparedCall]] = {
                                    "UNPACK", "PACK", "GATHER", "PADV2", "RESIZE_NEAREST_NEIGHBOR",
                                    "RESIZE_BILINEAR")},
     **arith.BUILD,
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": recurrent.build,
+    "SVDF": recurrent.build,
 }
 
 # The int16x8 variants and SUB, by kernel key ("ADD:int16").
@@ -101,12 +104,14 @@ def run_graph(graph: Graph, inputs: Sequence[np.ndarray]) -> dict[int, np.ndarra
     :param inputs: one array per graph input, in ``graph.inputs`` order; each
         is converted to the tensor's dtype and must have its shape.
     :returns: every tensor of the graph (constants, inputs, intermediates,
-        outputs) by tensor index.
+        outputs) by tensor index; variable tensors (operator state) start
+        from their reset value and hold the state after the run.
     """
     if len(inputs) != len(graph.inputs):
         raise ValueError(f"graph {graph.name!r} has {len(graph.inputs)} inputs, {len(inputs)} given")
     calls = [prepare(graph, op) for op in graph.operators]
     values: dict[int, np.ndarray] = {t.index: t.data for t in graph.tensors if t.data is not None}
+    values.update({t.index: np.full(t.shape, t.reset_value, dtype=t.dtype) for t in graph.tensors if t.is_variable})
     for idx, array in zip(graph.inputs, inputs):
         t = graph.tensors[idx]
         array = np.asarray(array)
@@ -120,3 +125,4 @@ def run_graph(graph: Graph, inputs: Sequence[np.ndarray]) -> dict[int, np.ndarra
         buffers = [None if i == ABSENT else values[i] for i in op.inputs] + [values[i] for i in op.outputs]
         call.kernel(call.params, buffers, None)
     return values
+

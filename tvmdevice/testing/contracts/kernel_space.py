@@ -171,6 +171,25 @@ def mean(draw: Any) -> dict[str, Any]:
             "keep_dims": draw(st.booleans(), label="keep_dims"), **_quant(draw)}
 
 
+def lstm(draw: Any) -> dict[str, Any]:
+    """UNIDIRECTIONAL_SEQUENCE_LSTM (int8): sequence shape, state size, layout, cell clip and scale."""
+    st = _st()
+    shape = (draw(st.integers(1, 3), label="d0"), draw(st.integers(1, 4), label="d1"),
+             draw(st.integers(1, 12), label="features"))
+    return {"input_shape": shape, "units": draw(st.integers(1, 8), label="units"),
+            "time_major": draw(st.booleans(), label="time_major"),
+            "cell_clip": draw(st.sampled_from([0.0, 0.5, 3.0]), label="cell_clip"),
+            "cell_scale_power": draw(st.integers(-15, -9), label="cell_scale_power"), **_quant(draw)}
+
+
+def svdf(draw: Any) -> dict[str, Any]:
+    """SVDF (int8 input): batches, features, units, rank, memory and the state type."""
+    st = _st()
+    return {"input_shape": _vector(draw), "units": draw(st.integers(1, 8), label="units"),
+            "rank": draw(st.integers(1, 3), label="rank"), "memory": draw(st.integers(1, 10), label="memory"),
+            "state": draw(st.sampled_from(["int16", "int8"]), label="state"), **_quant(draw)}
+
+
 #: operator type -> function drawing single_op_model keyword arguments.
 STRATEGIES: dict[str, Callable[[Any], dict[str, Any]]] = {
     "CONV_2D": conv2d, "DEPTHWISE_CONV_2D": depthwise_conv2d, "FULLY_CONNECTED": fully_connected,
@@ -179,6 +198,7 @@ STRATEGIES: dict[str, Callable[[Any], dict[str, Any]]] = {
     "DEQUANTIZE": unary, "LOGISTIC": unary, "TANH": unary,
     **shape_space.STRATEGIES,
     **ARITH_STRATEGIES,
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": lstm, "SVDF": svdf,
 }
 
 
