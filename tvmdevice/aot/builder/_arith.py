@@ -32,18 +32,18 @@ class ArithMixin:
     _guess_scale: Any
     _rng: np.random.Generator
 
-    def _like(self, x: TensorRef, shape: Sequence[int] | None = None) -> TensorRef:
+    def _int8_like(self, x: TensorRef, shape: Sequence[int] | None = None) -> TensorRef:
         return self._tensor(x.shape if shape is None else shape, TT.INT8, scale_of(x), x.zero_point)
 
     def maximum(self, a: TensorRef, b: TensorRef) -> TensorRef:
         """MAXIMUM with broadcasting; the output keeps ``a``'s quantization (the raw values are compared)."""
-        y = self._like(a, np.broadcast_shapes(a.shape, b.shape))
+        y = self._int8_like(a, np.broadcast_shapes(a.shape, b.shape))
         self._op(OPS.MAXIMUM, [a.index, b.index], [y.index], ("MaximumMinimumOptions", {}))
         return y
 
     def minimum(self, a: TensorRef, b: TensorRef) -> TensorRef:
         """MINIMUM with broadcasting; the output keeps ``a``'s quantization."""
-        y = self._like(a, np.broadcast_shapes(a.shape, b.shape))
+        y = self._int8_like(a, np.broadcast_shapes(a.shape, b.shape))
         self._op(OPS.MINIMUM, [a.index, b.index], [y.index], ("MaximumMinimumOptions", {}))
         return y
 
@@ -73,7 +73,7 @@ class ArithMixin:
 
     def relu6(self, x: TensorRef) -> TensorRef:
         """RELU6; the int8 kernel clamps raw values, so the output keeps the input's quantization."""
-        y = self._like(x)
+        y = self._int8_like(x)
         self._op(OPS.RELU6, [x.index], [y.index])
         return y
 
