@@ -25,7 +25,8 @@ Rules checked:
   (documented, not a disagreement; :func:`tflm_undefined` says why):
   constants stored after the flatbuffer (``Buffer.offset``), which the
   tflite-micro interpreter does not read, so those weights are uninitialized
-  arena memory there (tvmdevice and LiteRT read them); and a float QUANTIZE
+  arena memory there, or missing where an operand must be constant, so that
+  TFLM refuses the file (tvmdevice and LiteRT read them); and a float QUANTIZE
   whose output scale is so small that ``x / scale`` overflows int32 for the
   inputs, where TFLM's float-to-int conversion is undefined behaviour (tvmdevice
   saturates).
@@ -765,9 +766,15 @@ class Campaign:
                     data, how = self.source.case(i)
                 tvm, tflm = self.run_case(tvm_w, tflm_w, data, i)
                 findings, classes, tflm_class = judge(tvm, tflm, self.targets)
-                if any(f.startswith("mismatch") for f in findings) and tflm_undefined(data) is not None:
-                    findings = [f for f in findings if not f.startswith("mismatch")]
-                    tflm_class = "tflm-undefined"
+                if any(f.startswith(("mismatch", "tflm-refuses")) for f in findings):
+                    why = tflm_undefined(data)
+                    # Weights TFLM does not read can also make it refuse the file (a constant operand
+                    # it finds empty): the same cause, not a disagreement.
+                    explained = ("mismatch", "tflm-refuses") if why and "Buffer.offset" in why else \
+                        ("mismatch",) if why else ()
+                    if explained and any(f.startswith(explained) for f in findings):
+                        findings = [f for f in findings if not f.startswith(explained)]
+                        tflm_class = "tflm-undefined"
                 if findings and self.args.minimize and all(
                         f.startswith(("tflm-refuses", "mismatch", "raw-exception")) for f in findings):
                     data = self.minimized(tvm_w, tflm_w, data, i, {f.split(":")[0] for f in findings})
