@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import random_inputs
+from export_inputs import random_inputs
 
 import tvmdevice
 from tvmdevice.aot.builder import ModelBuilder
