@@ -1,50 +1,202 @@
 /*
  * CONV_2D for the M-profile packing (-mcpu=cortex-m*): the operands as
  * CMSIS-NN's arm_convolve_s8 takes them.  The int8 OHWI filter is read in
- * place from the filter buffer (buffers[1]); scratch holds two im2col
- * columns of int16 (arm_convolve_s8_get_buffer_size: 2 * k values): the
- * receptive fields of two output pixels with the input offset added, zero
- * where a tap falls outside the image (the reference skips those taps, which
- * add nothing).  Output channels are then taken two at a time: four dot
- * products (two columns by two filter rows) share every load, as CMSIS-NN's
- * s8 x s16 matrix kernel does, and each sum is requantized as TFLM's
- * reference ConvPerChannel does.
+ * place from the filter buffer (buffers[1]).  Each path blocks output pixels
+ * by output channels so several sums share every load, and requantizes as
+ * TFLM's reference ConvPerChannel does:
+ *
+ *  - Helium (MVE): four output pixels against one output channel at a time,
+ *    sixteen int8 products per VMLADAVA.  The pixels' receptive fields are
+ *    int8 im2col rows (a tap outside the image holds the input zero point, so
+ *    it adds nothing once the offset is applied); a pointwise convolution
+ *    (1x1, stride 1, no padding, one group) reads the image itself.  The
+ *    input offset enters as input_offset * sum(filter row), the sum taken by
+ *    VADDVA in the same loop, as CMSIS-NN's arm_nn_mat_mult_nt_t_s8 does;
+ *    the four sums are requantized as one vector and scattered.
+ *  - DSP: two output pixels by two output channels; im2col columns of int16
+ *    with the offset added (SXTAB16), stored in the order SXTB16 unpacks a
+ *    filter word in ([0, 2], [1, 3] per four taps), two products per SMLAD.
+ *  - plain C: the same blocking with int16 columns in natural order.
+ *
+ * Scratch, every path: 2 * k * sizeof(int16_t) bytes (what
+ * arm_convolve_s8_get_buffer_size asks): two int16 columns (DSP, plain C) or
+ * four int8 rows (MVE).
  * Integer arithmetic only; the int32 sums cannot overflow (bounded at
- * prepare), so the summation order does not change a bit.
+ * prepare), so no path differs from another in a single bit.
  */
-#include "internal.h"
+#include "mprofile.h"
 
 size_t tvmd_cmsis_conv_m_s8_get_buffer_size(const tvmd_cmsis_conv_m_params_t* p) {
   return 2u * (size_t)p->k * sizeof(int16_t);
 }
 
-/* The im2col column of output pixel (oy, ox) for the group whose input
- * channels start at ch0. */
-static void fill_column(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int32_t oy,
-                        int32_t ox, int16_t* col) {
-  const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
-  const int16_t offset = (int16_t)p->q.input_offset;
-  int16_t* dst = col;
-  for (int32_t fy = 0; fy < p->filter_h; fy++) {
-    const int32_t iy = iy0 + fy * p->dilation_h;
-    for (int32_t fx = 0; fx < p->filter_w; fx++) {
-      const int32_t ix = ix0 + fx * p->dilation_w;
-      if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w) {
-        for (int32_t c = 0; c < p->filter_in_ch; c++) dst[c] = 0;
-      } else {
-        const int8_t* src = image + ((size_t)iy * (size_t)p->in_w + (size_t)ix) * (size_t)p->in_ch + (size_t)ch0;
-        for (int32_t c = 0; c < p->filter_in_ch; c++) dst[c] = (int16_t)(src[c] + offset);
+/* The input pixel of tap (fy, fx) of output pixel (oy, ox), NULL when it
+ * lies outside the image (channel ch0 of the pixel otherwise). */
+static inline const int8_t* tap(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int32_t iy,
+                                 int32_t ix) {
+  if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w) return NULL;
+  return image + ((size_t)iy * (size_t)p->in_w + (size_t)ix) * (size_t)p->in_ch + (size_t)ch0;
+}
+
+/* The k = filter_h * filter_w * filter_in_ch input values of output pixel
+ * px, in filter order; visit(dst_index, value_or_missing) is spelled out per
+ * layout below, so this walks the window and hands each run of channels to
+ * the caller's copy. */
+#define TVMD_CONV_WINDOW(p, px, RUN)                                                         \
+  do {                                                                                       \
+    const int32_t oy_ = (px) / (p)->out_w, ox_ = (px) % (p)->out_w;                          \
+    const int32_t iy0_ = oy_ * (p)->stride_h - (p)->pad_h, ix0_ = ox_ * (p)->stride_w - (p)->pad_w; \
+    int32_t at_ = 0;                                                                         \
+    for (int32_t fy_ = 0; fy_ < (p)->filter_h; fy_++) {                                      \
+      const int32_t iy_ = iy0_ + fy_ * (p)->dilation_h;                                      \
+      for (int32_t fx_ = 0; fx_ < (p)->filter_w; fx_++) {                                    \
+        const int8_t* src_ = tap((p), image, ch0, iy_, ix0_ + fx_ * (p)->dilation_w);        \
+        RUN(at_, src_, (p)->filter_in_ch);                                                   \
+        at_ += (p)->filter_in_ch;                                                            \
+      }                                                                                      \
+    }                                                                                        \
+  } while (0)
+
+/* ------------------------------------------------------------------ MVE */
+#if TVMD_CMSIS_MVE
+/* Row r (int8, length k): the window, the input zero point where a tap is outside. */
+#define TVMD_ROW_RUN(at, src, n)                                    \
+  do {                                                              \
+    if ((src) == NULL) memset(row + (at), zero_point, (size_t)(n)); \
+    else memcpy(row + (at), (src), (size_t)(n));                    \
+  } while (0)
+
+static void fill_row_s8(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int32_t px,
+                        int8_t* row) {
+  const int zero_point = (int)(int8_t)(-p->q.input_offset);
+  TVMD_CONV_WINDOW(p, px, TVMD_ROW_RUN);
+}
+
+/* s[r] = row r . w and *wsum = sum(w), over k int8 values. */
+static inline void dot_4x1_mve(const int8_t* const r[4], const int8_t* w, int32_t k, int32_t s[4], int32_t* wsum) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, ws = 0;
+  const int8_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
+  int32_t i = 0;
+  for (; i + 16 <= k; i += 16) {
+    const int8x16_t wv = vldrbq_s8(w + i);
+    ws = vaddvaq_s8(ws, wv);
+    a0 = vmladavaq_s8(a0, vldrbq_s8(r0 + i), wv);
+    a1 = vmladavaq_s8(a1, vldrbq_s8(r1 + i), wv);
+    a2 = vmladavaq_s8(a2, vldrbq_s8(r2 + i), wv);
+    a3 = vmladavaq_s8(a3, vldrbq_s8(r3 + i), wv);
+  }
+  if (i < k) {
+    /* The tail: lanes past k load as zero and add nothing. */
+    const mve_pred16_t t = vctp8q((uint32_t)(k - i));
+    const int8x16_t wv = vldrbq_z_s8(w + i, t);
+    ws = vaddvaq_s8(ws, wv);
+    a0 = vmladavaq_s8(a0, vldrbq_z_s8(r0 + i, t), wv);
+    a1 = vmladavaq_s8(a1, vldrbq_z_s8(r1 + i, t), wv);
+    a2 = vmladavaq_s8(a2, vldrbq_z_s8(r2 + i, t), wv);
+    a3 = vmladavaq_s8(a3, vldrbq_z_s8(r3 + i, t), wv);
+  }
+  s[0] = a0;
+  s[1] = a1;
+  s[2] = a2;
+  s[3] = a3;
+  *wsum = ws;
+}
+
+static void conv_mve(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_weighted_io_t* io) {
+  int8_t* rows = (int8_t*)io->scratch;
+  const int32_t k = p->k, per_group = p->out_ch / p->groups, pixels = p->out_h * p->out_w;
+  const int32_t qstep = p->per_channel ? 1 : 0;
+  const int pointwise = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+                        p->pad_h == 0 && p->pad_w == 0 && p->groups == 1;
+  const size_t in_image = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
+  const uint32x4_t scatter = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)p->out_ch);
+  for (int32_t b = 0; b < p->batches; b++) {
+    const int8_t* image = io->input + (size_t)b * in_image;
+    int8_t* out_image = io->output + (size_t)b * (size_t)pixels * (size_t)p->out_ch;
+    for (int32_t g = 0; g < p->groups; g++) {
+      const int32_t ch0 = g * p->filter_in_ch;
+      for (int32_t px = 0; px < pixels; px += 4) {
+        const int32_t n = pixels - px < 4 ? pixels - px : 4;
+        const int8_t* r[4];
+        for (int32_t i = 0; i < 4; i++) {
+          /* Missing pixels of a last block repeat the first; they are not stored. */
+          const int32_t at = i < n ? i : 0;
+          if (pointwise) {
+            r[i] = image + (size_t)(px + at) * (size_t)p->in_ch;
+          } else {
+            if (i < n) fill_row_s8(p, image, ch0, px + i, rows + (size_t)i * (size_t)k);
+            r[i] = rows + (size_t)at * (size_t)k;
+          }
+        }
+        const mve_pred16_t store = vctp32q((uint32_t)n);
+        int8_t* out = out_image + (size_t)px * (size_t)p->out_ch;
+        for (int32_t oc = g * per_group; oc < (g + 1) * per_group; oc++) {
+          int32_t s[4], wsum;
+          dot_4x1_mve(r, io->filter + (size_t)oc * (size_t)k, k, s, &wsum);
+          /* sum((x + offset) * w) = sum(x * w) + offset * sum(w): exact (bounded at prepare). */
+          int32x4_t acc = vaddq_n_s32(vldrwq_s32(s), wsum * p->q.input_offset);
+          if (io->bias != NULL) acc = vaddq_n_s32(acc, io->bias[oc]); /* wraps, as the reference */
+          acc = tvmd_cmsis_requantize_mve(acc, vdupq_n_s32(p->multiplier[oc * qstep]),
+                                          vdupq_n_s32(p->shift[oc * qstep]));
+          vstrbq_scatter_offset_p_s32(out + oc, scatter, tvmd_cmsis_clamp_mve(acc, &p->q), store);
+        }
       }
-      dst += p->filter_in_ch;
     }
   }
+}
+#endif
+
+/* ---------------------------------------------------- DSP and plain C */
+#if !TVMD_CMSIS_MVE
+#if TVMD_CMSIS_DSP
+/* Where value j of a column goes: within each full group of four taps the
+ * order SXTB16 unpacks a filter word in, [0, 2, 1, 3]; the tail (k % 4)
+ * stays in order. */
+#define TVMD_COL_POS(j, k4) ((j) < (k4) ? (((j) & ~3) | (((j) & 1) << 1) | (((j) >> 1) & 1)) : (j))
+#else
+#define TVMD_COL_POS(j, k4) (j)
+#endif
+
+/* Column (int16, length k): the window with the input offset added, zero
+ * where a tap is outside (the reference skips those taps). */
+#define TVMD_COL_RUN(at, src, n)                                                        \
+  do {                                                                                  \
+    for (int32_t c_ = 0; c_ < (n); c_++) {                                              \
+      const int32_t j_ = (at) + c_;                                                     \
+      col[TVMD_COL_POS(j_, k4)] = (src) == NULL ? 0 : (int16_t)((src)[c_] + offset);    \
+    }                                                                                   \
+  } while (0)
+
+static void fill_column(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int32_t px,
+                        int16_t* col) {
+  const int16_t offset = (int16_t)p->q.input_offset;
+  const int32_t k4 = p->k & ~3;
+  (void)k4;
+  TVMD_CONV_WINDOW(p, px, TVMD_COL_RUN);
 }
 
 /* s[2 * c + r] = column c . filter row r, for columns c0, c1 and rows w0, w1. */
 static void dot_2x2(const int16_t* c0, const int16_t* c1, const int8_t* w0, const int8_t* w1, int32_t k,
                     int32_t s[4]) {
   int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
-  for (int32_t i = 0; i < k; i++) {
+  int32_t i = 0;
+#if TVMD_CMSIS_DSP
+  for (; i + 4 <= k; i += 4) {
+    const uint32_t a = tvmd_cmsis_read_s8x4(w0 + i), b = tvmd_cmsis_read_s8x4(w1 + i);
+    const uint32_t a02 = __sxtb16(a), a13 = __sxtb16(a >> 8), b02 = __sxtb16(b), b13 = __sxtb16(b >> 8);
+    const uint32_t x02 = tvmd_cmsis_read_s16x2(c0 + i), x13 = tvmd_cmsis_read_s16x2(c0 + i + 2);
+    const uint32_t y02 = tvmd_cmsis_read_s16x2(c1 + i), y13 = tvmd_cmsis_read_s16x2(c1 + i + 2);
+    s00 = __smlad(x02, a02, s00);
+    s00 = __smlad(x13, a13, s00);
+    s01 = __smlad(x02, b02, s01);
+    s01 = __smlad(x13, b13, s01);
+    s10 = __smlad(y02, a02, s10);
+    s10 = __smlad(y13, a13, s10);
+    s11 = __smlad(y02, b02, s11);
+    s11 = __smlad(y13, b13, s11);
+  }
+#endif
+  for (; i < k; i++) {
     const int32_t a0 = c0[i], a1 = c1[i], b0 = w0[i], b1 = w1[i];
     s00 += a0 * b0;
     s01 += a0 * b1;
@@ -57,27 +209,19 @@ static void dot_2x2(const int16_t* c0, const int16_t* c1, const int8_t* w0, cons
   s[3] = s11;
 }
 
-int32_t tvmd_cmsis_conv_m_s8(const void* params, void* const* buffers, void* resource_handle) {
-  const tvmd_cmsis_conv_m_params_t* p = (const tvmd_cmsis_conv_m_params_t*)params;
-  if (p == NULL || p->kind != TVMD_CMSIS_KIND_CONV_M) return TVMD_ERR_INVALID_ARGUMENT;
-  tvmd_cmsis_weighted_io_t io;
-  const int32_t status = tvmd_cmsis_weighted_enter(buffers, p->num_inputs, 1, resource_handle,
-                                                   TVMD_CMSIS_KIND_CONV, p->macs, &io);
-  if (status != TVMD_OK) return status;
-  if (io.filter == NULL) return TVMD_ERR_INVALID_ARGUMENT;
-
-  int16_t* cols = (int16_t*)io.scratch;
+static void conv_columns(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_weighted_io_t* io) {
+  int16_t* cols = (int16_t*)io->scratch;
   const int32_t k = p->k, per_group = p->out_ch / p->groups, pixels = p->out_h * p->out_w;
   const int32_t qstep = p->per_channel ? 1 : 0;
   const size_t in_image = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
   for (int32_t b = 0; b < p->batches; b++) {
-    const int8_t* image = io.input + (size_t)b * in_image;
-    int8_t* out_image = io.output + (size_t)b * (size_t)pixels * (size_t)p->out_ch;
+    const int8_t* image = io->input + (size_t)b * in_image;
+    int8_t* out_image = io->output + (size_t)b * (size_t)pixels * (size_t)p->out_ch;
     for (int32_t g = 0; g < p->groups; g++) {
       for (int32_t px = 0; px < pixels; px += 2) {
         const int32_t two = px + 1 < pixels;
-        fill_column(p, image, g * p->filter_in_ch, px / p->out_w, px % p->out_w, cols);
-        if (two) fill_column(p, image, g * p->filter_in_ch, (px + 1) / p->out_w, (px + 1) % p->out_w, cols + k);
+        fill_column(p, image, g * p->filter_in_ch, px, cols);
+        if (two) fill_column(p, image, g * p->filter_in_ch, px + 1, cols + k);
         /* A lone last pixel pairs with itself; its copy is not stored. */
         const int16_t* col1 = two ? cols + k : cols;
         int8_t* out0 = out_image + (size_t)px * (size_t)p->out_ch;
@@ -87,18 +231,34 @@ int32_t tvmd_cmsis_conv_m_s8(const void* params, void* const* buffers, void* res
           /* A lone last channel pairs with itself too. */
           const int32_t oc1 = oc + 1 < end ? oc + 1 : oc;
           int32_t sums[4];
-          dot_2x2(cols, col1, io.filter + (size_t)oc * (size_t)k, io.filter + (size_t)oc1 * (size_t)k, k, sums);
+          dot_2x2(cols, col1, io->filter + (size_t)oc * (size_t)k, io->filter + (size_t)oc1 * (size_t)k, k, sums);
           const int32_t m0 = p->multiplier[oc * qstep], s0 = p->shift[oc * qstep];
           const int32_t m1 = p->multiplier[oc1 * qstep], s1 = p->shift[oc1 * qstep];
-          out0[oc] = tvmd_cmsis_output_s8(sums[0], io.bias, oc, m0, s0, &p->q);
-          out0[oc1] = tvmd_cmsis_output_s8(sums[1], io.bias, oc1, m1, s1, &p->q);
+          out0[oc] = tvmd_cmsis_output_s8(sums[0], io->bias, oc, m0, s0, &p->q);
+          out0[oc1] = tvmd_cmsis_output_s8(sums[1], io->bias, oc1, m1, s1, &p->q);
           if (two) {
-            out1[oc] = tvmd_cmsis_output_s8(sums[2], io.bias, oc, m0, s0, &p->q);
-            out1[oc1] = tvmd_cmsis_output_s8(sums[3], io.bias, oc1, m1, s1, &p->q);
+            out1[oc] = tvmd_cmsis_output_s8(sums[2], io->bias, oc, m0, s0, &p->q);
+            out1[oc1] = tvmd_cmsis_output_s8(sums[3], io->bias, oc1, m1, s1, &p->q);
           }
         }
       }
     }
   }
+}
+#endif
+
+int32_t tvmd_cmsis_conv_m_s8(const void* params, void* const* buffers, void* resource_handle) {
+  const tvmd_cmsis_conv_m_params_t* p = (const tvmd_cmsis_conv_m_params_t*)params;
+  if (p == NULL || p->kind != TVMD_CMSIS_KIND_CONV_M) return TVMD_ERR_INVALID_ARGUMENT;
+  tvmd_cmsis_weighted_io_t io;
+  const int32_t status = tvmd_cmsis_weighted_enter(buffers, p->num_inputs, 1, resource_handle,
+                                                   TVMD_CMSIS_KIND_CONV, p->macs, &io);
+  if (status != TVMD_OK) return status;
+  if (io.filter == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+#if TVMD_CMSIS_MVE
+  conv_mve(p, &io);
+#else
+  conv_columns(p, &io);
+#endif
   return TVMD_OK;
 }
