@@ -59,41 +59,60 @@ static inline const int8_t* tap(const tvmd_cmsis_conv_m_params_t* p, const int8_
 
 /* ------------------------------------------------------------------ MVE */
 #if TVMD_CMSIS_MVE
-/* Row r (int8, length k): the window, the input zero point where a tap is outside. */
-#define TVMD_ROW_RUN(at, src, n)                                    \
-  do {                                                              \
-    if ((src) == NULL) memset(row + (at), zero_point, (size_t)(n)); \
-    else memcpy(row + (at), (src), (size_t)(n));                    \
-  } while (0)
-
+/* Row (int8, length k) of output pixel px: the window, the input zero point
+ * where a tap is outside the image.  Taps next to each other along a filter
+ * row are one copy when they cover whole input pixels (undilated, one group). */
 static void fill_row_s8(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int32_t px,
                         int8_t* row) {
   const int zero_point = (int)(int8_t)(-p->q.input_offset);
-  TVMD_CONV_WINDOW(p, px, TVMD_ROW_RUN);
+  const int32_t fic = p->filter_in_ch, fw = p->filter_w, in_w = p->in_w;
+  const int32_t oy = px / p->out_w, ox = px % p->out_w;
+  const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+  const int whole = p->dilation_w == 1 && fic == p->in_ch && ix0 >= 0 && ix0 + fw <= in_w;
+  for (int32_t fy = 0; fy < p->filter_h; fy++) {
+    const int32_t iy = iy0 + fy * p->dilation_h;
+    int8_t* dst = row + (size_t)fy * (size_t)fw * (size_t)fic;
+    if (iy < 0 || iy >= p->in_h) {
+      memset(dst, zero_point, (size_t)fw * (size_t)fic);
+    } else if (whole) {
+      memcpy(dst, image + ((size_t)iy * (size_t)in_w + (size_t)ix0) * (size_t)fic, (size_t)fw * (size_t)fic);
+    } else {
+      for (int32_t fx = 0; fx < fw; fx++) {
+        const int8_t* src = tap(p, image, ch0, iy, ix0 + fx * p->dilation_w);
+        if (src == NULL) memset(dst + fx * fic, zero_point, (size_t)fic);
+        else memcpy(dst + fx * fic, src, (size_t)fic);
+      }
+    }
+  }
 }
 
-/* s[r] = row r . w and *wsum = sum(w), over k int8 values. */
-static inline void dot_4x1_mve(const int8_t* const r[4], const int8_t* w, int32_t k, int32_t s[4], int32_t* wsum) {
+/* s[r] = row r . w (rows at stride k) and *wsum = sum(w), over k int8 values. */
+static inline void dot_4x1_mve(const int8_t* r0, int32_t stride, const int8_t* w, int32_t k, int32_t s[4],
+                               int32_t* wsum) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, ws = 0;
-  const int8_t *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];
-  int32_t i = 0;
-  for (; i + 16 <= k; i += 16) {
-    const int8x16_t wv = vldrbq_s8(w + i);
+  const int8_t *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
+  for (int32_t j = k >> 4; j > 0; j--) {
+    const int8x16_t wv = vldrbq_s8(w);
     ws = vaddvaq_s8(ws, wv);
-    a0 = vmladavaq_s8(a0, vldrbq_s8(r0 + i), wv);
-    a1 = vmladavaq_s8(a1, vldrbq_s8(r1 + i), wv);
-    a2 = vmladavaq_s8(a2, vldrbq_s8(r2 + i), wv);
-    a3 = vmladavaq_s8(a3, vldrbq_s8(r3 + i), wv);
+    a0 = vmladavaq_s8(a0, vldrbq_s8(r0), wv);
+    a1 = vmladavaq_s8(a1, vldrbq_s8(r1), wv);
+    a2 = vmladavaq_s8(a2, vldrbq_s8(r2), wv);
+    a3 = vmladavaq_s8(a3, vldrbq_s8(r3), wv);
+    w += 16;
+    r0 += 16;
+    r1 += 16;
+    r2 += 16;
+    r3 += 16;
   }
-  if (i < k) {
+  if (k & 15) {
     /* The tail: lanes past k load as zero and add nothing. */
-    const mve_pred16_t t = vctp8q((uint32_t)(k - i));
-    const int8x16_t wv = vldrbq_z_s8(w + i, t);
+    const mve_pred16_t t = vctp8q((uint32_t)(k & 15));
+    const int8x16_t wv = vldrbq_z_s8(w, t);
     ws = vaddvaq_s8(ws, wv);
-    a0 = vmladavaq_s8(a0, vldrbq_z_s8(r0 + i, t), wv);
-    a1 = vmladavaq_s8(a1, vldrbq_z_s8(r1 + i, t), wv);
-    a2 = vmladavaq_s8(a2, vldrbq_z_s8(r2 + i, t), wv);
-    a3 = vmladavaq_s8(a3, vldrbq_z_s8(r3 + i, t), wv);
+    a0 = vmladavaq_s8(a0, vldrbq_z_s8(r0, t), wv);
+    a1 = vmladavaq_s8(a1, vldrbq_z_s8(r1, t), wv);
+    a2 = vmladavaq_s8(a2, vldrbq_z_s8(r2, t), wv);
+    a3 = vmladavaq_s8(a3, vldrbq_z_s8(r3, t), wv);
   }
   s[0] = a0;
   s[1] = a1;
@@ -104,41 +123,51 @@ static inline void dot_4x1_mve(const int8_t* const r[4], const int8_t* w, int32_
 
 static void conv_mve(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_weighted_io_t* io) {
   int8_t* rows = (int8_t*)io->scratch;
-  const int32_t k = p->k, per_group = p->out_ch / p->groups, pixels = p->out_h * p->out_w;
-  const int32_t qstep = p->per_channel ? 1 : 0;
+  /* Read once: the int8 stores below could alias the params for the compiler. */
+  const int32_t k = p->k, out_ch = p->out_ch, per_group = out_ch / p->groups, pixels = p->out_h * p->out_w;
+  const int32_t input_offset = p->q.input_offset, per_channel = p->per_channel, groups = p->groups;
+  const int32_t* multiplier = p->multiplier;
+  const int8_t* shift = p->shift;
+  const int32_t* bias = io->bias;
+  const int8_t* filter = io->filter;
+  const tvmd_cmsis_quant_t q = p->q;
   const int pointwise = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
-                        p->pad_h == 0 && p->pad_w == 0 && p->groups == 1;
+                        p->pad_h == 0 && p->pad_w == 0 && groups == 1;
   const size_t in_image = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
-  const uint32x4_t scatter = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)p->out_ch);
+  const uint32x4_t scatter = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)out_ch);
+  int32x4_t m = vdupq_n_s32(multiplier[0]), sh = vdupq_n_s32(shift[0]);
   for (int32_t b = 0; b < p->batches; b++) {
     const int8_t* image = io->input + (size_t)b * in_image;
-    int8_t* out_image = io->output + (size_t)b * (size_t)pixels * (size_t)p->out_ch;
-    for (int32_t g = 0; g < p->groups; g++) {
+    int8_t* out_image = io->output + (size_t)b * (size_t)pixels * (size_t)out_ch;
+    for (int32_t g = 0; g < groups; g++) {
       const int32_t ch0 = g * p->filter_in_ch;
       for (int32_t px = 0; px < pixels; px += 4) {
         const int32_t n = pixels - px < 4 ? pixels - px : 4;
-        const int8_t* r[4];
-        for (int32_t i = 0; i < 4; i++) {
-          /* Missing pixels of a last block repeat the first; they are not stored. */
-          const int32_t at = i < n ? i : 0;
-          if (pointwise) {
-            r[i] = image + (size_t)(px + at) * (size_t)p->in_ch;
-          } else {
-            if (i < n) fill_row_s8(p, image, ch0, px + i, rows + (size_t)i * (size_t)k);
-            r[i] = rows + (size_t)at * (size_t)k;
-          }
+        /* A full block of a pointwise convolution reads the image; otherwise the
+         * four rows are built in scratch, missing pixels of a last block
+         * repeating the first (they are not stored). */
+        const int8_t* r0 = rows;
+        if (pointwise && n == 4) {
+          r0 = image + (size_t)px * (size_t)k;
+        } else {
+          if (pointwise) memcpy(rows, image + (size_t)px * (size_t)k, (size_t)n * (size_t)k);
+          else for (int32_t i = 0; i < n; i++) fill_row_s8(p, image, ch0, px + i, rows + (size_t)i * (size_t)k);
+          for (int32_t i = n; i < 4; i++) memcpy(rows + (size_t)i * (size_t)k, rows, (size_t)k);
         }
         const mve_pred16_t store = vctp32q((uint32_t)n);
-        int8_t* out = out_image + (size_t)px * (size_t)p->out_ch;
+        int8_t* out = out_image + (size_t)px * (size_t)out_ch;
         for (int32_t oc = g * per_group; oc < (g + 1) * per_group; oc++) {
           int32_t s[4], wsum;
-          dot_4x1_mve(r, io->filter + (size_t)oc * (size_t)k, k, s, &wsum);
+          dot_4x1_mve(r0, k, filter + (size_t)oc * (size_t)k, k, s, &wsum);
           /* sum((x + offset) * w) = sum(x * w) + offset * sum(w): exact (bounded at prepare). */
-          int32x4_t acc = vaddq_n_s32(vldrwq_s32(s), wsum * p->q.input_offset);
-          if (io->bias != NULL) acc = vaddq_n_s32(acc, io->bias[oc]); /* wraps, as the reference */
-          acc = tvmd_cmsis_requantize_mve(acc, vdupq_n_s32(p->multiplier[oc * qstep]),
-                                          vdupq_n_s32(p->shift[oc * qstep]));
-          vstrbq_scatter_offset_p_s32(out + oc, scatter, tvmd_cmsis_clamp_mve(acc, &p->q), store);
+          int32x4_t acc = vaddq_n_s32(vldrwq_s32(s), wsum * input_offset);
+          if (bias != NULL) acc = vaddq_n_s32(acc, bias[oc]); /* wraps, as the reference */
+          if (per_channel) {
+            m = vdupq_n_s32(multiplier[oc]);
+            sh = vdupq_n_s32(shift[oc]);
+          }
+          acc = tvmd_cmsis_clamp_mve(tvmd_cmsis_requantize_mve(acc, m, sh), &q);
+          vstrbq_scatter_offset_p_s32(out + oc, scatter, acc, store);
         }
       }
     }
@@ -176,24 +205,28 @@ static void fill_column(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image
 }
 
 /* s[2 * c + r] = column c . filter row r, for columns c0, c1 and rows w0, w1. */
-static void dot_2x2(const int16_t* c0, const int16_t* c1, const int8_t* w0, const int8_t* w1, int32_t k,
+TVMD_CMSIS_KEEP_ORDER static void dot_2x2(const int16_t* c0, const int16_t* c1, const int8_t* w0, const int8_t* w1, int32_t k,
                     int32_t s[4]) {
   int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
   int32_t i = 0;
 #if TVMD_CMSIS_DSP
+  /* One filter row at a time, so few values are live at once. */
   for (; i + 4 <= k; i += 4) {
-    const uint32_t a = tvmd_cmsis_read_s8x4(w0 + i), b = tvmd_cmsis_read_s8x4(w1 + i);
-    const uint32_t a02 = __sxtb16(a), a13 = __sxtb16(a >> 8), b02 = __sxtb16(b), b13 = __sxtb16(b >> 8);
     const uint32_t x02 = tvmd_cmsis_read_s16x2(c0 + i), x13 = tvmd_cmsis_read_s16x2(c0 + i + 2);
     const uint32_t y02 = tvmd_cmsis_read_s16x2(c1 + i), y13 = tvmd_cmsis_read_s16x2(c1 + i + 2);
-    s00 = __smlad(x02, a02, s00);
-    s00 = __smlad(x13, a13, s00);
-    s01 = __smlad(x02, b02, s01);
-    s01 = __smlad(x13, b13, s01);
-    s10 = __smlad(y02, a02, s10);
-    s10 = __smlad(y13, a13, s10);
-    s11 = __smlad(y02, b02, s11);
-    s11 = __smlad(y13, b13, s11);
+    uint32_t v = tvmd_cmsis_read_s8x4(w0 + i), u = __sxtb16(v);
+    s00 = __smlad(x02, u, s00);
+    s10 = __smlad(y02, u, s10);
+    u = __sxtb16(v >> 8);
+    s00 = __smlad(x13, u, s00);
+    s10 = __smlad(y13, u, s10);
+    v = tvmd_cmsis_read_s8x4(w1 + i);
+    u = __sxtb16(v);
+    s01 = __smlad(x02, u, s01);
+    s11 = __smlad(y02, u, s11);
+    u = __sxtb16(v >> 8);
+    s01 = __smlad(x13, u, s01);
+    s11 = __smlad(y13, u, s11);
   }
 #endif
   for (; i < k; i++) {

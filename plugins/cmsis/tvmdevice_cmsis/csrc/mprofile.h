@@ -40,6 +40,15 @@
 #define TVMD_CMSIS_DSP 0
 #endif
 
+/* A loop whose statements are ordered to keep few values live (the DSP
+ * paths' SMLAD chains): GCC's scheduler would hoist every load first and
+ * spill the sums to the stack on a 13-register CPU. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__arm__)
+#define TVMD_CMSIS_KEEP_ORDER __attribute__((optimize("no-schedule-insns")))
+#else
+#define TVMD_CMSIS_KEEP_ORDER
+#endif
+
 /* Four int8 values as one word (unaligned, without breaking aliasing rules:
  * the compiler makes it one load). */
 static inline uint32_t tvmd_cmsis_read_s8x4(const int8_t* p) {
