@@ -244,8 +244,13 @@ TVMD_CMSIS_KEEP_ORDER static void dot_2x2(const int16_t* c0, const int16_t* c1, 
 
 static void conv_columns(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_weighted_io_t* io) {
   int16_t* cols = (int16_t*)io->scratch;
+  /* Read once: the int8 stores below could alias the params for the compiler. */
   const int32_t k = p->k, per_group = p->out_ch / p->groups, pixels = p->out_h * p->out_w;
   const int32_t qstep = p->per_channel ? 1 : 0;
+  const int32_t* multiplier = p->multiplier;
+  const int8_t* shift = p->shift;
+  const int32_t* bias = io->bias;
+  const tvmd_cmsis_quant_t q = p->q;
   const size_t in_image = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
   for (int32_t b = 0; b < p->batches; b++) {
     const int8_t* image = io->input + (size_t)b * in_image;
@@ -265,13 +270,13 @@ static void conv_columns(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_w
           const int32_t oc1 = oc + 1 < end ? oc + 1 : oc;
           int32_t sums[4];
           dot_2x2(cols, col1, io->filter + (size_t)oc * (size_t)k, io->filter + (size_t)oc1 * (size_t)k, k, sums);
-          const int32_t m0 = p->multiplier[oc * qstep], s0 = p->shift[oc * qstep];
-          const int32_t m1 = p->multiplier[oc1 * qstep], s1 = p->shift[oc1 * qstep];
-          out0[oc] = tvmd_cmsis_output_s8(sums[0], io->bias, oc, m0, s0, &p->q);
-          out0[oc1] = tvmd_cmsis_output_s8(sums[1], io->bias, oc1, m1, s1, &p->q);
+          const int32_t m0 = multiplier[oc * qstep], s0 = shift[oc * qstep];
+          const int32_t m1 = multiplier[oc1 * qstep], s1 = shift[oc1 * qstep];
+          out0[oc] = tvmd_cmsis_out_1(sums[0], bias, oc, m0, s0, q.output_offset, q.act_min, q.act_max);
+          out0[oc1] = tvmd_cmsis_out_1(sums[1], bias, oc1, m1, s1, q.output_offset, q.act_min, q.act_max);
           if (two) {
-            out1[oc] = tvmd_cmsis_output_s8(sums[2], io->bias, oc, m0, s0, &p->q);
-            out1[oc1] = tvmd_cmsis_output_s8(sums[3], io->bias, oc1, m1, s1, &p->q);
+            out1[oc] = tvmd_cmsis_out_1(sums[2], bias, oc, m0, s0, q.output_offset, q.act_min, q.act_max);
+            out1[oc1] = tvmd_cmsis_out_1(sums[3], bias, oc1, m1, s1, q.output_offset, q.act_min, q.act_max);
           }
         }
       }

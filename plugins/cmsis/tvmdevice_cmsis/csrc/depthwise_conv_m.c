@@ -61,7 +61,8 @@ typedef struct {
 
 static inline int8_t dw_output(const dw_ctx_t* c, int32_t acc, int32_t oc) {
   const int32_t k = c->per_channel ? oc : 0;
-  return tvmd_cmsis_output_s8(acc, c->bias, oc, c->multiplier[k], c->shift[k], &c->q);
+  return tvmd_cmsis_out_1(acc, c->bias, oc, c->multiplier[k], c->shift[k], c->q.output_offset, c->q.act_min,
+                          c->q.act_max);
 }
 
 #if TVMD_CMSIS_MVE

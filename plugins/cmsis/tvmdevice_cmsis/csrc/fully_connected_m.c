@@ -6,7 +6,8 @@
  *
  *  - Helium (MVE): sixteen int8 products per VMLADAVA; the input offset
  *    enters as input_offset * sum(weights row), the sum taken by VADDVA in
- *    the same loop (as CMSIS-NN's arm_nn_vec_mat_mult_t_s8 does).
+ *    the same loop (as CMSIS-NN's arm_nn_vec_mat_mult_t_s8 does); four
+ *    channels requantized as one vector.
  *  - DSP: the input widened with its offset by SXTAB16 once per four values,
  *    each weights word unpacked by SXTB16, two products per SMLAD.
  *  - plain C, and any CPU when the weights have a zero point (per-tensor
@@ -82,6 +83,10 @@ int32_t tvmd_cmsis_fully_connected_m_s8(const void* params, void* const* buffers
 
   const int32_t depth = p->accum_depth, qstep = p->per_channel ? 1 : 0;
   const int32_t in_offset = p->q.input_offset, w_offset = p->filter_offset;
+  /* Read once: the int8 stores below could alias the params for the compiler. */
+  const int32_t* multiplier = p->multiplier;
+  const int8_t* shift = p->shift;
+  const tvmd_cmsis_quant_t q = p->q;
   for (int32_t b = 0; b < p->batches; b++) {
     const int8_t* x = io.input + (size_t)b * (size_t)depth;
     int8_t* out = io.output + (size_t)b * (size_t)p->out_ch;
@@ -94,14 +99,34 @@ int32_t tvmd_cmsis_fully_connected_m_s8(const void* params, void* const* buffers
       }
       continue;
     }
+#if TVMD_CMSIS_MVE
+    /* Four channels at a time (two pairs), requantized as one vector; a last
+     * partial block repeats its first row and stores only its live lanes. */
+    for (int32_t oc = 0; oc < p->out_ch; oc += 4) {
+      const int32_t n = p->out_ch - oc < 4 ? p->out_ch - oc : 4;
+      const int8_t* w = io.filter + (size_t)oc * (size_t)depth;
+      int32_t s[4];
+      dot_1x2(x, w, n > 1 ? w + depth : w, depth, in_offset, s);
+      if (n > 2) dot_1x2(x, w + 2 * (size_t)depth, n > 3 ? w + 3 * (size_t)depth : w, depth, in_offset, s + 2);
+      const mve_pred16_t live = vctp32q((uint32_t)n);
+      int32x4_t v = vldrwq_s32(s);
+      if (io.bias != NULL) v = vaddq_s32(v, vldrwq_z_s32(io.bias + oc, live)); /* wraps, as the reference */
+      const int32x4_t m = qstep ? vldrwq_z_s32(multiplier + oc, live) : vdupq_n_s32(multiplier[0]);
+      const int32x4_t sh = qstep ? vldrbq_z_s32(shift + oc, live) : vdupq_n_s32(shift[0]);
+      vstrbq_p_s32(out + oc, tvmd_cmsis_clamp_mve(tvmd_cmsis_requantize_mve(v, m, sh), &q), live);
+    }
+#else
     for (int32_t oc = 0; oc < p->out_ch; oc += 2) {
       /* A lone last channel pairs with itself; its copy is not stored. */
       const int32_t oc1 = oc + 1 < p->out_ch ? oc + 1 : oc;
       int32_t s[2];
       dot_1x2(x, io.filter + (size_t)oc * (size_t)depth, io.filter + (size_t)oc1 * (size_t)depth, depth, in_offset, s);
-      out[oc] = tvmd_cmsis_output_s8(s[0], io.bias, oc, p->multiplier[oc * qstep], p->shift[oc * qstep], &p->q);
-      out[oc1] = tvmd_cmsis_output_s8(s[1], io.bias, oc1, p->multiplier[oc1 * qstep], p->shift[oc1 * qstep], &p->q);
+      out[oc] = tvmd_cmsis_out_1(s[0], io.bias, oc, multiplier[oc * qstep], shift[oc * qstep], q.output_offset,
+                                 q.act_min, q.act_max);
+      out[oc1] = tvmd_cmsis_out_1(s[1], io.bias, oc1, multiplier[oc1 * qstep], shift[oc1 * qstep], q.output_offset,
+                                  q.act_min, q.act_max);
     }
+#endif
   }
   return TVMD_OK;
 }

@@ -64,13 +64,32 @@ static inline uint32_t tvmd_cmsis_read_s16x2(const int16_t* p) {
   return v;
 }
 
-/* The requantized, offset and clamped int8 of an int32 sum whose bias is
- * already added: tvmd_cmsis_output_s8 without the bias. */
-static inline int8_t tvmd_cmsis_narrow_s8(int32_t acc, int32_t multiplier, int32_t shift,
-                                          const tvmd_cmsis_quant_t* q) {
-  int32_t v = tvmd_multiply_by_quantized_multiplier(acc, multiplier, shift) + q->output_offset;
-  v = v < q->act_min ? q->act_min : v;
-  v = v > q->act_max ? q->act_max : v;
+/* tvmd_multiply_by_quantized_multiplier (tvmdevice/quant.h) for a
+ * multiplier >= 0, as TFLM computes every one (from a positive scale), in
+ * fewer instructions on a 32-bit CPU: one 64-bit multiply-accumulate (SMLAL)
+ * and word operations.  Equal because:
+ *  - the left shift is quant.h's (bits shifted out are dropped);
+ *  - quant.h's doubling high multiply takes bits 31..62 of x * m + 2^30 and
+ *    saturates only for x = m = INT32_MIN, which m >= 0 rules out; here the
+ *    same bits are kept, without the saturation test;
+ *  - the rounding divide is quant.h's own formula (mask, threshold). */
+static inline int32_t tvmd_cmsis_requantize_1(int32_t x, int32_t multiplier, int32_t shift) {
+  const int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  const int64_t ab = (int64_t)(int32_t)((uint32_t)x << left) * multiplier + ((int64_t)1 << 30);
+  const int32_t high = (int32_t)(uint32_t)((uint64_t)ab >> 31);
+  const int32_t mask = (int32_t)(((uint32_t)1 << right) - 1u);
+  const int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+  return (high >> right) + ((high & mask) > threshold ? 1 : 0);
+}
+
+/* One output: the bias (may be NULL) added, wrapping as the reference's
+ * int32 addition, requantized, offset, clamped to [act_min, act_max]. */
+static inline int8_t tvmd_cmsis_out_1(int32_t acc, const int32_t* bias, int32_t channel, int32_t multiplier,
+                                      int32_t shift, int32_t output_offset, int32_t act_min, int32_t act_max) {
+  if (bias != NULL) acc = tvmd_cmsis_wrap_add(acc, bias[channel]);
+  int32_t v = tvmd_cmsis_requantize_1(acc, multiplier, shift) + output_offset;
+  v = v < act_min ? act_min : v;
+  v = v > act_max ? act_max : v;
   return (int8_t)v;
 }
 
