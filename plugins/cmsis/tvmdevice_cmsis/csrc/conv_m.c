@@ -210,24 +210,34 @@ TVMD_CMSIS_KEEP_ORDER static void dot_2x2(const int16_t* c0, const int16_t* c1, 
   int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
   int32_t i = 0;
 #if TVMD_CMSIS_DSP
-  /* One filter row at a time, so few values are live at once. */
-  for (; i + 4 <= k; i += 4) {
-    const uint32_t x02 = tvmd_cmsis_read_s16x2(c0 + i), x13 = tvmd_cmsis_read_s16x2(c0 + i + 2);
-    const uint32_t y02 = tvmd_cmsis_read_s16x2(c1 + i), y13 = tvmd_cmsis_read_s16x2(c1 + i + 2);
-    uint32_t v = tvmd_cmsis_read_s8x4(w0 + i), u = __sxtb16(v);
-    s00 = __smlad(x02, u, s00);
-    s10 = __smlad(y02, u, s10);
-    u = __sxtb16(v >> 8);
-    s00 = __smlad(x13, u, s00);
-    s10 = __smlad(y13, u, s10);
-    v = tvmd_cmsis_read_s8x4(w1 + i);
-    u = __sxtb16(v);
-    s01 = __smlad(x02, u, s01);
-    s11 = __smlad(y02, u, s11);
-    u = __sxtb16(v >> 8);
-    s01 = __smlad(x13, u, s01);
-    s11 = __smlad(y13, u, s11);
+  /* Four taps: one filter row at a time, so few values are live at once. */
+#define TVMD_DOT_2X2_STEP(at)                                                               \
+  do {                                                                                      \
+    const uint32_t x02 = tvmd_cmsis_read_s16x2(c0 + (at)), x13 = tvmd_cmsis_read_s16x2(c0 + (at) + 2); \
+    const uint32_t y02 = tvmd_cmsis_read_s16x2(c1 + (at)), y13 = tvmd_cmsis_read_s16x2(c1 + (at) + 2); \
+    uint32_t v = tvmd_cmsis_read_s8x4(w0 + (at)), u = __sxtb16(v);                          \
+    s00 = __smlad(x02, u, s00);                                                             \
+    s10 = __smlad(y02, u, s10);                                                             \
+    u = __sxtb16(v >> 8);                                                                   \
+    s00 = __smlad(x13, u, s00);                                                             \
+    s10 = __smlad(y13, u, s10);                                                             \
+    v = tvmd_cmsis_read_s8x4(w1 + (at));                                                    \
+    u = __sxtb16(v);                                                                        \
+    s01 = __smlad(x02, u, s01);                                                             \
+    s11 = __smlad(y02, u, s11);                                                             \
+    u = __sxtb16(v >> 8);                                                                   \
+    s01 = __smlad(x13, u, s01);                                                             \
+    s11 = __smlad(y13, u, s11);                                                             \
+  } while (0)
+  for (; i + 8 <= k; i += 8) {
+    TVMD_DOT_2X2_STEP(i);
+    TVMD_DOT_2X2_STEP(i + 4);
   }
+  if (i + 4 <= k) {
+    TVMD_DOT_2X2_STEP(i);
+    i += 4;
+  }
+#undef TVMD_DOT_2X2_STEP
 #endif
   for (; i < k; i++) {
     const int32_t a0 = c0[i], a1 = c1[i], b0 = w0[i], b1 = w1[i];
