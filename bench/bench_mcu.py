@@ -206,7 +206,8 @@ def measure_operators(path: Path, cpus: tuple[str, ...], work: Path) -> list[dic
 # ---------------------------------------------------------------------- tables
 def model_table(rows: list[dict], cpus: tuple[str, ...]) -> str:
     head = ("| model | " + " | ".join(f"{c} instr (× anchor)" for c in cpus)
-            + " | bit-exact | kernel code M55 (B) | flash code (B) | constants + params (B) | RAM pools / TFLM arena (B) |")
+            + " | bit-exact | kernel code M55 (B) | flash code (B) | constants + params (B) "
+            "| RAM pools / TFLM arena (B) |")
     lines = [head, "|---|" + "---:|" * len(cpus) + "---|---:|---:|---:|---:|"]
     by_model: dict[str, dict[str, dict]] = defaultdict(dict)
     for r in rows:
