@@ -7,7 +7,7 @@ configure, Open, Activate, one kernel call (params from the Python prepared
 call's :meth:`~tvmdevice.params.ParamsStruct.c_initializer`, the M-profile
 packing; buffers in the kernel ABI order), Deactivate, Close, Destroy; its
 output bytes must equal the Python executor's.  Runs on the host and under
-QEMU on Cortex-M55 and M4; without ``arm-none-eabi-gcc`` / ``qemu-system-arm``
+QEMU on Cortex-M55 (Helium path), M4 (DSP path) and M3 (plain C); without ``arm-none-eabi-gcc`` / ``qemu-system-arm``
 those skip saying what to install, except under ``CI=true``, where they fail.
 """
 
@@ -161,11 +161,23 @@ OPERATORS = {
     "depthwise": ("DEPTHWISE_CONV_2D", dict(input_shape=(1, 6, 5, 4), kernel=3, depth_multiplier=2, stride=2,
                                             per_channel=True, padding="SAME")),
     "fully_connected": ("FULLY_CONNECTED", dict(input_shape=(2, 30), units=9, per_channel=False)),
+    # Shapes that reach every block and tail of the M-profile ISA paths (MVE: 4 pixels, 16-value
+    # steps, 8 depthwise channels, 4 dense channels; DSP: 2 x 2 blocks, 4-value steps, 4 channels).
+    "pointwise": ("CONV_2D", dict(input_shape=(1, 5, 6, 20), filters=7, kernel=1, per_channel=True,
+                                  input_zero_point=5)),
+    "conv_strided": ("CONV_2D", dict(input_shape=(1, 9, 7, 3), filters=6, kernel=3, stride=2, padding="SAME",
+                                     input_zero_point=-20, activation="RELU6")),
+    "depthwise_dm1": ("DEPTHWISE_CONV_2D", dict(input_shape=(1, 6, 5, 13), kernel=3, depth_multiplier=1,
+                                                per_channel=True, padding="SAME", input_zero_point=7)),
+    "depthwise_one_channel": ("DEPTHWISE_CONV_2D", dict(input_shape=(1, 9, 8, 1), kernel=3, depth_multiplier=10,
+                                                        stride=2, per_channel=True, input_zero_point=-3)),
+    "fully_connected_per_channel": ("FULLY_CONNECTED", dict(input_shape=(1, 37), units=7, per_channel=True,
+                                                            input_zero_point=11)),
 }
 
 
 @pytest.mark.parametrize("operator", list(OPERATORS))
-@pytest.mark.parametrize("cpu", ["host", "cortex-m55", "cortex-m4"])
+@pytest.mark.parametrize("cpu", ["host", "cortex-m55", "cortex-m4", "cortex-m3"])
 def test_one_kernel_in_firmware_gives_the_python_executor_s_bytes(tmp_path, cpu, operator):
     _require(cpu)
     op_type, params = OPERATORS[operator]

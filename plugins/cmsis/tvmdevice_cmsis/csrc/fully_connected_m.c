@@ -2,16 +2,74 @@
  * FULLY_CONNECTED for the M-profile packing (-mcpu=cortex-m*): the operands
  * as CMSIS-NN's arm_fully_connected_s8 takes them, no scratch.  The int8
  * weights [out_ch, accum_depth] are read in place from the weights buffer
- * (buffers[1]) and the weights offset (per-tensor weights with a zero point)
- * is added as they are read, as TFLM's reference FullyConnected does.
+ * (buffers[1]).  Two output channels at a time share every input load:
+ *
+ *  - Helium (MVE): sixteen int8 products per VMLADAVA; the input offset
+ *    enters as input_offset * sum(weights row), the sum taken by VADDVA in
+ *    the same loop (as CMSIS-NN's arm_nn_vec_mat_mult_t_s8 does); four
+ *    channels requantized as one vector.
+ *  - DSP: the input widened with its offset by SXTAB16 once per four values,
+ *    each weights word unpacked by SXTB16, two products per SMLAD.
+ *  - plain C, and any CPU when the weights have a zero point (per-tensor
+ *    weights offset, which TFLite's int8 weights never carry): the offsets
+ *    added to each operand as TFLM's reference FullyConnected does.
+ *
  * Integer arithmetic only; the int32 sums cannot overflow (bounded at
- * prepare).
+ * prepare), so every path gives the same bits.
  */
-#include "internal.h"
+#include "mprofile.h"
 
 size_t tvmd_cmsis_fully_connected_m_s8_get_buffer_size(const tvmd_cmsis_fully_connected_m_params_t* p) {
   (void)p;
   return 0;
+}
+
+/* s[r] = sum((x[i] + in_offset) * w_r[i]) over depth values, for rows w0, w1. */
+static inline void dot_1x2(const int8_t* x, const int8_t* w0, const int8_t* w1, int32_t depth, int32_t in_offset,
+                           int32_t s[2]) {
+  int32_t s0 = 0, s1 = 0, i = 0;
+#if TVMD_CMSIS_MVE
+  int32_t sum0 = 0, sum1 = 0;
+  for (; i + 16 <= depth; i += 16) {
+    const int8x16_t xv = vldrbq_s8(x + i), a = vldrbq_s8(w0 + i), b = vldrbq_s8(w1 + i);
+    s0 = vmladavaq_s8(s0, xv, a);
+    sum0 = vaddvaq_s8(sum0, a);
+    s1 = vmladavaq_s8(s1, xv, b);
+    sum1 = vaddvaq_s8(sum1, b);
+  }
+  if (i < depth) {
+    /* The tail: lanes past depth load as zero and add nothing. */
+    const mve_pred16_t t = vctp8q((uint32_t)(depth - i));
+    const int8x16_t xv = vldrbq_z_s8(x + i, t), a = vldrbq_z_s8(w0 + i, t), b = vldrbq_z_s8(w1 + i, t);
+    s0 = vmladavaq_s8(s0, xv, a);
+    sum0 = vaddvaq_s8(sum0, a);
+    s1 = vmladavaq_s8(s1, xv, b);
+    sum1 = vaddvaq_s8(sum1, b);
+    i = depth;
+  }
+  /* sum((x + offset) * w) = sum(x * w) + offset * sum(w): exact (bounded at prepare). */
+  s0 += in_offset * sum0;
+  s1 += in_offset * sum1;
+#elif TVMD_CMSIS_DSP
+  /* Both halves of a word hold the offset; x + offset fits int16 (|.| <= 255). */
+  const uint32_t offsets = ((uint32_t)in_offset & 0xFFFFu) | ((uint32_t)in_offset << 16);
+  for (; i + 4 <= depth; i += 4) {
+    const uint32_t xw = tvmd_cmsis_read_s8x4(x + i);
+    const uint32_t x02 = __sxtab16(offsets, xw), x13 = __sxtab16(offsets, xw >> 8);
+    const uint32_t a = tvmd_cmsis_read_s8x4(w0 + i), b = tvmd_cmsis_read_s8x4(w1 + i);
+    s0 = __smlad(x02, __sxtb16(a), s0);
+    s0 = __smlad(x13, __sxtb16(a >> 8), s0);
+    s1 = __smlad(x02, __sxtb16(b), s1);
+    s1 = __smlad(x13, __sxtb16(b >> 8), s1);
+  }
+#endif
+  for (; i < depth; i++) {
+    const int32_t v = (int32_t)x[i] + in_offset;
+    s0 += v * (int32_t)w0[i];
+    s1 += v * (int32_t)w1[i];
+  }
+  s[0] = s0;
+  s[1] = s1;
 }
 
 int32_t tvmd_cmsis_fully_connected_m_s8(const void* params, void* const* buffers, void* resource_handle) {
@@ -25,15 +83,50 @@ int32_t tvmd_cmsis_fully_connected_m_s8(const void* params, void* const* buffers
 
   const int32_t depth = p->accum_depth, qstep = p->per_channel ? 1 : 0;
   const int32_t in_offset = p->q.input_offset, w_offset = p->filter_offset;
+  /* Read once: the int8 stores below could alias the params for the compiler. */
+  const int32_t* multiplier = p->multiplier;
+  const int8_t* shift = p->shift;
+  const tvmd_cmsis_quant_t q = p->q;
   for (int32_t b = 0; b < p->batches; b++) {
     const int8_t* x = io.input + (size_t)b * (size_t)depth;
     int8_t* out = io.output + (size_t)b * (size_t)p->out_ch;
-    for (int32_t oc = 0; oc < p->out_ch; oc++) {
-      const int8_t* w = io.filter + (size_t)oc * (size_t)depth;
-      int32_t acc = 0;
-      for (int32_t i = 0; i < depth; i++) acc += ((int32_t)x[i] + in_offset) * ((int32_t)w[i] + w_offset);
-      out[oc] = tvmd_cmsis_output_s8(acc, io.bias, oc, p->multiplier[oc * qstep], p->shift[oc * qstep], &p->q);
+    if (w_offset != 0) {
+      for (int32_t oc = 0; oc < p->out_ch; oc++) {
+        const int8_t* w = io.filter + (size_t)oc * (size_t)depth;
+        int32_t acc = 0;
+        for (int32_t i = 0; i < depth; i++) acc += ((int32_t)x[i] + in_offset) * ((int32_t)w[i] + w_offset);
+        out[oc] = tvmd_cmsis_output_s8(acc, io.bias, oc, p->multiplier[oc * qstep], p->shift[oc * qstep], &p->q);
+      }
+      continue;
     }
+#if TVMD_CMSIS_MVE
+    /* Four channels at a time (two pairs), requantized as one vector; a last
+     * partial block repeats its first row and stores only its live lanes. */
+    for (int32_t oc = 0; oc < p->out_ch; oc += 4) {
+      const int32_t n = p->out_ch - oc < 4 ? p->out_ch - oc : 4;
+      const int8_t* w = io.filter + (size_t)oc * (size_t)depth;
+      int32_t s[4];
+      dot_1x2(x, w, n > 1 ? w + depth : w, depth, in_offset, s);
+      if (n > 2) dot_1x2(x, w + 2 * (size_t)depth, n > 3 ? w + 3 * (size_t)depth : w, depth, in_offset, s + 2);
+      const mve_pred16_t live = vctp32q((uint32_t)n);
+      int32x4_t v = vldrwq_s32(s);
+      if (io.bias != NULL) v = vaddq_s32(v, vldrwq_z_s32(io.bias + oc, live)); /* wraps, as the reference */
+      const int32x4_t m = qstep ? vldrwq_z_s32(multiplier + oc, live) : vdupq_n_s32(multiplier[0]);
+      const int32x4_t sh = qstep ? vldrbq_z_s32(shift + oc, live) : vdupq_n_s32(shift[0]);
+      vstrbq_p_s32(out + oc, tvmd_cmsis_clamp_mve(tvmd_cmsis_requantize_mve(v, m, sh), &q), live);
+    }
+#else
+    for (int32_t oc = 0; oc < p->out_ch; oc += 2) {
+      /* A lone last channel pairs with itself; its copy is not stored. */
+      const int32_t oc1 = oc + 1 < p->out_ch ? oc + 1 : oc;
+      int32_t s[2];
+      dot_1x2(x, io.filter + (size_t)oc * (size_t)depth, io.filter + (size_t)oc1 * (size_t)depth, depth, in_offset, s);
+      out[oc] = tvmd_cmsis_out_1(s[0], io.bias, oc, multiplier[oc * qstep], shift[oc * qstep], q.output_offset,
+                                 q.act_min, q.act_max);
+      out[oc1] = tvmd_cmsis_out_1(s[1], io.bias, oc1, multiplier[oc1 * qstep], shift[oc1 * qstep], q.output_offset,
+                                  q.act_min, q.act_max);
+    }
+#endif
   }
   return TVMD_OK;
 }

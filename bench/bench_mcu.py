@@ -1,0 +1,305 @@
+"""cmsis-nn on the microcontroller: instructions, MACs per instruction, flash and RAM, beside TFLM + CMSIS-NN.
+
+Each shared model is compiled for ``cmsis-nn -mcpu=<cpu>, c`` (weights packed for that CPU), exported,
+built and run under QEMU on Cortex-M55 (Helium), M4 (DSP) and M3 (plain C): one warm inference's
+executed instructions, bit-exactness against tflite-micro, flash (code, the kernels' and run function's
+code, constants + params) and RAM (the planned pools).  Then every cmsis-nn operator of the models runs
+alone in a small program (the generated run function's sequence: Activate, the kernel, Deactivate) with
+the kernel call as the measured region: its instructions, its MACs per instruction by operator class,
+and its output against the host's plain C kernel.  The anchor is the issue's TFLM + CMSIS-NN table.
+
+    TVMDEVICE_MODELS_DIR=../shared/models python bench/bench_mcu.py [--cpus cortex-m55,cortex-m4,cortex-m3]
+        [--no-operators] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from bench_memory import models_folder
+from rich.progress import Progress
+
+import tvmdevice
+from tvmdevice import firmware
+from tvmdevice.export import run_export
+from tvmdevice.export.run import build_export
+from tvmdevice.testing.oracle import tflm_run
+
+CPUS = ("cortex-m55", "cortex-m4", "cortex-m3")
+#: TFLM (main) + CMSIS-NN (main), arm-none-eabi-gcc 12.2 -O2, one warm inference under QEMU, and TFLM's arena
+#: on M55 with CMSIS-NN (issue 15).
+ANCHOR = {
+    "hello_world_int8": {"cortex-m55": 2_234, "cortex-m4": 3_621, "arena": 1_312},
+    "micro_speech_int8": {"cortex-m55": 1_008_293, "cortex-m4": 1_495_456, "arena": 7_824},
+    "kws_dscnn_int8": {"cortex-m55": 1_814_035, "cortex-m4": 7_698_242, "arena": 27_360},
+    "ad_fc_autoencoder_int8": {"cortex-m55": 150_294, "cortex-m4": 583_225, "arena": 9_712},
+}
+#: Instructions per inference within this factor of the anchor on M55 and M4 (issue 15's target).
+TARGET_RATIO = 1.25
+#: Kernel code (the cmsis-nn kernels and the generated run function) on M55 at most this many bytes.
+KERNEL_CODE_LIMIT = 32 * 1024
+_C_TYPES = {"int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "uint8": "uint8_t"}
+
+
+def target_for(cpu: str) -> str:
+    """The target that packs cmsis-nn's weights for ``cpu``."""
+    return f"cmsis-nn -mcpu={cpu}, c"
+
+
+# ------------------------------------------------------------------ kernel code
+def kernel_code(elf: Path, export: Path) -> int:
+    """Bytes of ``.text`` of functions defined in the export's device and codegen sources (debug line info)."""
+    nm = subprocess.run(["arm-none-eabi-nm", "-S", "-l", "--defined-only", str(elf)], capture_output=True,
+                        text=True, check=True).stdout
+    roots = (str((export / "devices").resolve()), str((export / "codegen").resolve()))
+    total = 0
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) < 5 or parts[2].lower() != "t":
+            continue
+        where = parts[4].rsplit(":", 1)[0]
+        if where.startswith(roots):
+            total += int(parts[1], 16)
+    return total
+
+
+# ---------------------------------------------------------------- whole models
+def measure_model(path: Path, cpus: tuple[str, ...], work: Path) -> list[dict]:
+    """One row per CPU: ``path`` exported with its weights packed for that CPU, run under QEMU."""
+    model = path.read_bytes()
+    rows = []
+    for cpu in cpus:
+        module = tvmdevice.compile(model, target_for(cpu), name=path.stem)
+        out = module.export(work / f"{path.stem}-{cpu}")
+        rng = np.random.default_rng(0)
+        inputs = [rng.integers(-128, 128, size=module.graph.tensors[t].shape, dtype=np.int8)
+                  for t in module.graph.inputs]
+        ref = tflm_run(model, inputs)
+        run = run_export(out, cpu, inputs)
+        j = run.to_json()
+        exact = all(np.array_equal(o, ref.output(k).reshape(o.shape)) for k, o in enumerate(run.outputs))
+        constants = sum(t.nbytes for t in module.graph.tensors if t.is_constant)
+        rows.append({"model": path.stem, "cpu": cpu, "bit_exact": exact, "instructions": j["instructions"],
+                     "anchor": ANCHOR.get(path.stem, {}).get(cpu), "flash": j["flash"], "ram_pools": j["ram"]["pools"],
+                     "kernel_code": kernel_code(build_export(out, cpu).path, out), "model_constants": constants,
+                     "arena": ANCHOR.get(path.stem, {}).get("arena")})
+    return rows
+
+
+# ----------------------------------------------------------- single operators
+def op_class(op_type: str, params: dict) -> str:
+    """The operator class MACs per instruction are reported by."""
+    if op_type == "CONV_2D":
+        pointwise = params["filter_h"] == params["filter_w"] == 1 and params["stride_h"] == params["stride_w"] == 1
+        return "CONV_2D 1x1" if pointwise and params["pad_h"] == params["pad_w"] == 0 else "CONV_2D"
+    return op_type
+
+
+def _c_array(name: str, values: np.ndarray, const: bool = True) -> str:
+    flat = np.asarray(values).reshape(-1)
+    body = f" = {{{', '.join(str(int(v)) for v in flat)}}}" if const else ""
+    return f"static {'const ' if const else ''}{_C_TYPES[flat.dtype.name]} {name}[{max(flat.size, 1)}]{body};\n"
+
+
+def operator_program(call, arrays: list) -> str:
+    """main(): Init, Open, Activate, the kernel between the region markers, Deactivate; argv[1] gets the output."""
+    lines = ['#include <stdio.h>\n#include <stdint.h>\n\n#include "tvmdevice_fw.h"\n',
+             '#include "tvm_device_cmsis_nn.h"\n#include "tvmd_cmsis_nn.h"\n\n']
+    buffers = []
+    for k, (spec, array) in enumerate(zip(call.params.buffers, arrays)):
+        if array is None:
+            buffers.append("NULL")
+            continue
+        lines.append(_c_array(f"b{k}", array, const=not spec.output))
+        buffers.append(f"(void*)b{k}")
+    if call.scratch_bytes:
+        lines.append(f"static int32_t scratch[{(call.scratch_bytes + 3) // 4}];\n")
+        buffers.append("(void*)scratch")
+    names = {}
+    for f in call.params.layout.fields:
+        value = call.params.values[f.name]
+        if f.is_pointer and value is not None:
+            names[f.name] = f"p_{f.name}"
+            lines.append(_c_array(names[f.name], value))
+    lines.append(call.params.c_initializer("params", names))
+    out = len(arrays) - 1
+    lines.append(
+        "\nint main(int argc, char** argv) {\n"
+        "  static tvm_device_cmsis_nn_t dev;\n"
+        "  if (argc != 2) return 2;\n"
+        "  if (TVMDeviceCmsisNnInit(&dev) != 0 || TVMDeviceCmsisNnOpen(&dev) != 0) return 3;\n"
+        f"  void* const buffers[] = {{{', '.join(buffers)}}};\n"
+        "  int32_t status = 0;\n"
+        "  for (int warm = 0; warm < 2; warm++) {\n"
+        "    if (TVMDeviceCmsisNnActivate(&dev) != 0) return 4;\n"
+        "    if (warm) tvmd_fw_region_begin();\n"
+        f"    status = {call.name}(&params, buffers, (void*)&dev);\n"
+        "    if (warm) tvmd_fw_region_end();\n"
+        "    if (TVMDeviceCmsisNnDeactivate(&dev) != 0) return 5;\n"
+        "    if (status != 0) return 10 + (int)status;\n"
+        "  }\n"
+        '  FILE* f = fopen(argv[1], "wb");\n  if (f == NULL) return 7;\n'
+        f"  if (fwrite(b{out}, 1, sizeof(b{out}), f) != sizeof(b{out})) return 8;\n  fclose(f);\n"
+        "  return TVMDeviceCmsisNnClose(&dev) != 0 || TVMDeviceCmsisNnDestroy(&dev) != 0 ? 9 : 0;\n}\n")
+    return "".join(lines)
+
+
+def _device_sources(cpu: str, work: Path) -> tuple[list[Path], list[Path]]:
+    from tvmdevice_cmsis.export import export_sources
+
+    contribution = export_sources({}, cpu)
+    include = work / f"include-{cpu}"
+    include.mkdir(exist_ok=True)
+    for name, text in contribution.headers.items():
+        (include / name).write_text(text)
+    return list(contribution.sources), [include, *contribution.include_dirs, Path(tvmdevice.get_include()),
+                                        Path(firmware.get_include())]
+
+
+def measure_operators(path: Path, cpus: tuple[str, ...], work: Path) -> list[dict]:
+    """One row per cmsis-nn operator of ``path`` and CPU: its instructions alone, its MACs, bit-exactness."""
+    from tvmdevice_cmsis import kernels
+
+    model = path.read_bytes()
+    rows = []
+    for cpu in cpus:
+        module = tvmdevice.compile(model, target_for(cpu), name=path.stem)
+        sources, includes = _device_sources(cpu, work)
+        rng = np.random.default_rng(1)
+        for op in module.graph.operators:
+            call = module.prepared.get(op.index)
+            if call is None or not call.name.startswith("tvmd_cmsis_"):
+                continue
+            arrays = []
+            for spec in call.params.buffers:
+                if spec.absent:
+                    arrays.append(None)
+                elif spec.output:
+                    arrays.append(np.zeros(spec.shape, dtype=spec.dtype))
+                else:
+                    t = module.graph.tensors[spec.tensor]
+                    arrays.append(np.array(t.data, copy=True).reshape(spec.shape) if t.is_constant else
+                                  rng.integers(-128, 128, size=spec.shape).astype(spec.dtype))
+            host = [None if a is None else a.copy() for a in arrays]
+            kernels.run(call, host)
+            folder = work / f"{path.stem}-{cpu}-op{op.index}"
+            folder.mkdir()
+            (folder / "main.c").write_text(operator_program(call, arrays))
+            image = firmware.build([folder / "main.c", *sources], includes, cpu, folder / "build", name="op")
+            result = firmware.run(image, ["out.bin"], cwd=folder, timeout=300)
+            exact = (folder / "out.bin").read_bytes() == host[-1].tobytes()
+            values = call.params.values
+            rows.append({"model": path.stem, "cpu": cpu, "operator": op.index, "type": op.type,
+                         "class": op_class(op.type, values), "kernel": call.name, "macs": int(values.get("macs", 0)),
+                         "instructions": result.region_instructions // max(result.regions, 1),
+                         "bit_exact": exact})
+    return rows
+
+
+# ---------------------------------------------------------------------- tables
+def model_table(rows: list[dict], cpus: tuple[str, ...]) -> str:
+    head = ("| model | " + " | ".join(f"{c} instr (× anchor)" for c in cpus)
+            + " | bit-exact | kernel code M55 (B) | flash code (B) | constants + params (B) "
+            "| RAM pools / TFLM arena (B) |")
+    lines = [head, "|---|" + "---:|" * len(cpus) + "---|---:|---:|---:|---:|"]
+    by_model: dict[str, dict[str, dict]] = defaultdict(dict)
+    for r in rows:
+        by_model[r["model"]][r["cpu"]] = r
+    for model, per in by_model.items():
+        cells = []
+        for c in cpus:
+            r = per.get(c)
+            if r is None:
+                cells.append("–")
+                continue
+            ratio = f" ({r['instructions'] / r['anchor']:.2f}×)" if r["anchor"] else ""
+            cells.append(f"{r['instructions']:,}{ratio}")
+        first = per.get("cortex-m55") or next(iter(per.values()))
+        exact = "yes" if all(r["bit_exact"] for r in per.values()) else "**NO**"
+        m55 = per.get("cortex-m55")
+        kcode = f"{m55['kernel_code']:,}" if m55 else "–"
+        f = first["flash"]
+        ram = sum(first["ram_pools"].values())
+        lines.append(f"| {model.removesuffix('_int8')} | " + " | ".join(cells) + f" | {exact} | {kcode} | "
+                     f"{f['code']:,} | {f['constants']:,} + {f['params']:,} | {ram:,} / {first['arena']:,} |")
+    return "\n".join(lines)
+
+
+def operator_table(rows: list[dict], cpus: tuple[str, ...]) -> str:
+    lines = ["| operator class | MACs | " + " | ".join(f"{c} instr (MACs/instr)" for c in cpus) + " | bit-exact |",
+             "|---|---:|" + "---:|" * len(cpus) + "---|"]
+    sums: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    exact: dict[str, bool] = defaultdict(lambda: True)
+    for r in rows:
+        s = sums[r["class"]][r["cpu"]]
+        s[0] += r["macs"]
+        s[1] += r["instructions"]
+        exact[r["class"]] &= r["bit_exact"]
+    for cls, per in sorted(sums.items()):
+        macs = next(iter(per.values()))[0]
+        cells = []
+        for c in cpus:
+            m, i = per.get(c, (0, 0))
+            cells.append(f"{i:,} ({m / i:.2f})" if i and m else (f"{i:,}" if i else "–"))
+        lines.append(f"| {cls} | {macs:,} | " + " | ".join(cells) + f" | {'yes' if exact[cls] else '**NO**'} |")
+    return "\n".join(lines)
+
+
+def missed_targets(rows: list[dict]) -> list[str]:
+    """What misses issue 15's targets: instructions over 1.25× the anchor on M55/M4, kernel code over 32 KB."""
+    missed = []
+    for r in rows:
+        if r["anchor"] and r["instructions"] > TARGET_RATIO * r["anchor"]:
+            missed.append(f"{r['model']} on {r['cpu']}: {r['instructions'] / r['anchor']:.2f}× the anchor")
+        if r["cpu"] == "cortex-m55" and r["kernel_code"] > KERNEL_CODE_LIMIT:
+            missed.append(f"{r['model']}: kernel code {r['kernel_code']:,} B on M55")
+        if not r["bit_exact"]:
+            missed.append(f"{r['model']} on {r['cpu']}: not bit-exact")
+    return missed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cpus", default=",".join(CPUS), help="comma-separated CPUs (default: %(default)s)")
+    parser.add_argument("--models", default=",".join(ANCHOR), help="comma-separated models (default: all shared)")
+    parser.add_argument("--no-operators", action="store_true", help="skip the per-operator programs")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown tables")
+    args = parser.parse_args(argv)
+    folder = models_folder()
+    if folder is None:
+        return 1
+    cpus = tuple(c.strip() for c in args.cpus.split(",") if c.strip())
+    names = [n.strip() for n in args.models.split(",") if n.strip()]
+    models, operators = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-mcu-") as tmp, Progress(transient=True) as progress:
+        task = progress.add_task("export, build, run", total=len(names) * (1 if args.no_operators else 2))
+        for name in names:
+            path = folder / f"{name}.tflite"
+            models += measure_model(path, cpus, Path(tmp))
+            progress.advance(task)
+            if not args.no_operators:
+                operators += measure_operators(path, cpus, Path(tmp))
+                progress.advance(task)
+    if args.json:
+        print(json.dumps({"models": models, "operators": operators}, indent=1))
+    else:
+        print(model_table(models, cpus))
+        if operators:
+            print()
+            print(operator_table(operators, cpus))
+    missed = missed_targets(models) + [f"{r['model']} operator #{r['operator']} on {r['cpu']}: not bit-exact"
+                                       for r in operators if not r["bit_exact"]]
+    for m in missed:
+        print(f"missed: {m}", file=sys.stderr)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

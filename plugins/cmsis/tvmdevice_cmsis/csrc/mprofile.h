@@ -1,0 +1,127 @@
+/*
+ * What the M-profile kernels (conv_m.c, depthwise_conv_m.c,
+ * fully_connected_m.c) share: the instruction-set path chosen at compile
+ * time, and requantization written for it.
+ *
+ * Paths, chosen by the compiler's own feature macros (ACLE):
+ *   TVMD_CMSIS_MVE  Helium (M-profile Vector Extension, integer): Cortex-M55,
+ *                   M85; arm_mve.h intrinsics.
+ *   TVMD_CMSIS_DSP  the DSP extension: Cortex-M4, M7, M33 (and M55/M85, where
+ *                   MVE is preferred); arm_acle.h (__smlad, __sxtb16, ...).
+ *   neither         plain C99: Cortex-M0/M3, and the host (the same code the
+ *                   Python executor runs, so every host test checks it).
+ * Defining TVMD_CMSIS_PLAIN forces the plain path on any CPU.
+ *
+ * Every path computes the same integers: the dot products are exact (their
+ * int32 sums are bounded at prepare, so the order of summation changes
+ * nothing), and each requantization below is proven equal to
+ * tvmd_multiply_by_quantized_multiplier (tvmdevice/quant.h), TFLM's
+ * reference.  Integer arithmetic only.
+ */
+#ifndef TVMD_CMSIS_MPROFILE_H_
+#define TVMD_CMSIS_MPROFILE_H_
+
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+#if !defined(TVMD_CMSIS_PLAIN) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define TVMD_CMSIS_MVE 1
+#include <arm_mve.h>
+#else
+#define TVMD_CMSIS_MVE 0
+#endif
+
+#if !defined(TVMD_CMSIS_PLAIN) && defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#define TVMD_CMSIS_DSP 1
+#include <arm_acle.h>
+#else
+#define TVMD_CMSIS_DSP 0
+#endif
+
+/* A loop whose statements are ordered to keep few values live (the DSP
+ * paths' SMLAD chains): GCC's scheduler would hoist every load first and
+ * spill the sums to the stack on a 13-register CPU. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__arm__)
+#define TVMD_CMSIS_KEEP_ORDER __attribute__((optimize("no-schedule-insns")))
+#else
+#define TVMD_CMSIS_KEEP_ORDER
+#endif
+
+/* Four int8 values as one word (unaligned, without breaking aliasing rules:
+ * the compiler makes it one load). */
+static inline uint32_t tvmd_cmsis_read_s8x4(const int8_t* p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* Two int16 values as one word. */
+static inline uint32_t tvmd_cmsis_read_s16x2(const int16_t* p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* tvmd_multiply_by_quantized_multiplier (tvmdevice/quant.h) for a
+ * multiplier >= 0, as TFLM computes every one (from a positive scale), in
+ * fewer instructions on a 32-bit CPU: one 64-bit multiply-accumulate (SMLAL)
+ * and word operations.  Equal because:
+ *  - the left shift is quant.h's (bits shifted out are dropped);
+ *  - quant.h's doubling high multiply takes bits 31..62 of x * m + 2^30 and
+ *    saturates only for x = m = INT32_MIN, which m >= 0 rules out; here the
+ *    same bits are kept, without the saturation test;
+ *  - the rounding divide is quant.h's own formula (mask, threshold). */
+static inline int32_t tvmd_cmsis_requantize_1(int32_t x, int32_t multiplier, int32_t shift) {
+  const int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  const int64_t ab = (int64_t)(int32_t)((uint32_t)x << left) * multiplier + ((int64_t)1 << 30);
+  const int32_t high = (int32_t)(uint32_t)((uint64_t)ab >> 31);
+  const int32_t mask = (int32_t)(((uint32_t)1 << right) - 1u);
+  const int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+  return (high >> right) + ((high & mask) > threshold ? 1 : 0);
+}
+
+/* One output: the bias (may be NULL) added, wrapping as the reference's
+ * int32 addition, requantized, offset, clamped to [act_min, act_max]. */
+static inline int8_t tvmd_cmsis_out_1(int32_t acc, const int32_t* bias, int32_t channel, int32_t multiplier,
+                                      int32_t shift, int32_t output_offset, int32_t act_min, int32_t act_max) {
+  if (bias != NULL) acc = tvmd_cmsis_wrap_add(acc, bias[channel]);
+  int32_t v = tvmd_cmsis_requantize_1(acc, multiplier, shift) + output_offset;
+  v = v < act_min ? act_min : v;
+  v = v > act_max ? act_max : v;
+  return (int8_t)v;
+}
+
+#if TVMD_CMSIS_MVE
+/* tvmd_multiply_by_quantized_multiplier on four lanes, each with its own
+ * multiplier and shift (-31..30).  Why it is equal, step by step:
+ *  - the left shift (shift > 0) is VSHL by a non-negative amount, which drops
+ *    the bits shifted out, as quant.h's uint32 shift does;
+ *  - VQRDMULH returns saturate((2ab + 2^31) >> 32) = floor((ab + 2^30) / 2^31),
+ *    quant.h's tvmd_sat_rounding_doubling_high_mul, saturating the same one
+ *    case (INT32_MIN * INT32_MIN);
+ *  - the rounding right shift by e = -min(shift, 0): VRSHL by -e computes
+ *    (x + 2^(e-1)) >> e without overflow, i.e. rounds halves up; adding -1
+ *    first to a negative x (x & -e has the sign bit of x exactly when e > 0)
+ *    turns that into halves away from zero, quant.h's
+ *    tvmd_rounding_divide_by_pot: floor((x + 2^(e-1) - 1) / 2^e) for x < 0.
+ *    The saturating add keeps INT32_MIN, whose quotient is exact either way. */
+static inline int32x4_t tvmd_cmsis_requantize_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift) {
+  const int32x4_t zero = vdupq_n_s32(0);
+  const int32x4_t right = vminq_s32(shift, zero);
+  x = vshlq_s32(x, vmaxq_s32(shift, zero));
+  x = vqrdmulhq_s32(x, multiplier);
+  x = vqaddq_s32(x, vshrq_n_s32(vandq_s32(x, right), 31));
+  return vrshlq_s32(x, right);
+}
+
+/* Output offset added and the activation clamp applied to four requantized lanes. */
+static inline int32x4_t tvmd_cmsis_clamp_mve(int32x4_t x, const tvmd_cmsis_quant_t* q) {
+  x = vaddq_n_s32(x, q->output_offset);
+  x = vmaxq_s32(x, vdupq_n_s32(q->act_min));
+  return vminq_s32(x, vdupq_n_s32(q->act_max));
+}
+#endif
+
+#endif /* TVMD_CMSIS_MPROFILE_H_ */
