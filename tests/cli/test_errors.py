@@ -67,6 +67,7 @@ def test_same_size_other_shape_runs_only_with_reshape(files):
 @pytest.mark.parametrize("args, words", [
     (["run", "nosuch.tflite"], ["model file 'nosuch.tflite' does not exist"]),
     (["info", "nosuch.tflite"], ["does not exist"]),
+    (["bench", "nosuch.tflite"], ["does not exist"]),
     (["export", "nosuch.tflite", "-o", "out"], ["does not exist"]),
     (["run", "."], ["is not an export", "metadata.json"]),
     (["info", "."], ["is a directory"]),
