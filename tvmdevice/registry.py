@@ -517,6 +517,8 @@ class Registry:
         close = close_matches(bare, names)
         if close:
             return f"{text}; did you mean {' or '.join(repr(c) for c in close)}?{hint}"
+        if not self.autoload:
+            hint += "; plugins are not loaded at all: TVMDEVICE_DISABLE_PLUGIN_AUTOLOAD is set"
         if project is not None:
             dist, folder = PROJECT_PLUGINS[project]
             mean = "" if project == bare else f"did you mean {project!r}? "

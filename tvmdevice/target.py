@@ -226,12 +226,12 @@ def _make_entry(kind: str, attrs: list[tuple[str, Any]], registry: "Registry") -
     for key, value in attrs:
         opt = dtype.option(key)
         if opt is None:
-            from .suggest import did_you_mean
+            from .suggest import close_matches
 
-            names = [o.name for o in dtype.options]
+            close = close_matches(key, [o.name for o in dtype.options])
+            hint = f" (did you mean {' or '.join(repr('-' + c) for c in close)}?)" if close else ""
             known = ", ".join(f"-{o.name} ({o.type_name})" for o in dtype.options) or "none"
-            raise TargetOptionError(f"device {dtype.name!r} has no option -{key}"
-                                    f"{did_you_mean(key, names, prefix='-')}; its options: {known}")
+            raise TargetOptionError(f"device {dtype.name!r} has no option -{key}{hint}; its options: {known}")
         if value is True and opt.type is not bool:
             raise TargetOptionError(f"device {dtype.name!r}: option -{key} expects {opt.type_name}; "
                                     f"write -{key}=<value>")

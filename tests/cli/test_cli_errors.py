@@ -92,7 +92,7 @@ def test_float_model_says_it_must_be_int8_quantized(tmp_path):
     ("WOOFLES, c", ["pip install ./plugins/woofles"]),
     ("cmsis_nn, c", ["did you mean 'cmsis-nn'?", "pip install ./plugins/cmsis"]),
     ("C", ["Device names are exact: did you mean 'c'?"]),
-    ("c -mpcu=cortex-m55", ["has no option -mpcu; did you mean '-mcpu'?"]),
+    ("c -mpcu=cortex-m55", ["has no option -mpcu (did you mean '-mcpu'?)"]),
     ("ethos-u, c", ["No plugin of this project provides 'ethos-u'"]),
 ])
 def test_target_problems_suggest_and_never_invent_a_package(target, words):
