@@ -171,10 +171,13 @@ class _Tracks:
         out: list[dict[str, Any]] = []
         for name, pid in self.pids.items():
             label = "tvmdevice executor" if name == self.EXECUTOR else f"device {name}"
-            out.append({"name": "process_name", "ph": "M", "pid": pid, "tid": 0, "args": {"name": label}})
-            out.append({"name": "process_sort_index", "ph": "M", "pid": pid, "tid": 0, "args": {"sort_index": pid}})
+            out.append({"name": "process_name", "cat": "__metadata", "ph": "M", "pid": pid, "tid": 0,
+                        "args": {"name": label}})
+            out.append({"name": "process_sort_index", "cat": "__metadata", "ph": "M", "pid": pid, "tid": 0,
+                        "args": {"sort_index": pid}})
         for (pid, thread), tid in self.tids.items():
-            out.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": thread}})
+            out.append({"name": "thread_name", "cat": "__metadata", "ph": "M", "pid": pid, "tid": tid,
+                        "args": {"name": thread}})
         return out
 
 

@@ -32,8 +32,11 @@ def dataset(tmp_path_factory):
 @pytest.fixture(scope="module")
 def single(dataset):
     d, x = dataset
+    before = os.environ.get("TVMDEVICE_PLUGINS")
     job = EvalJob(demo_model(), "demo", target="c", top=3, env={"TVMDEVICE_PLUGINS": "none-installed"})
-    return job, [[s] for s in x], evaluate(job, [[s] for s in x])
+    results = evaluate(job, [[s] for s in x])
+    assert os.environ.get("TVMDEVICE_PLUGINS") == before, "the job's environment is for workers, not this process"
+    return job, [[s] for s in x], results
 
 
 def test_chunks_cover_every_sample_once():

@@ -75,12 +75,17 @@ def release() -> None:
         _OPEN.pop().close()
 
 
-def _runner(job: EvalJob) -> Callable[[list[np.ndarray]], tuple[list[np.ndarray], int | None]]:
-    """A function running one sample for ``job``, built once per process."""
+def _runner(job: EvalJob, *, worker: bool) -> Callable[[list[np.ndarray]], tuple[list[np.ndarray], int | None]]:
+    """A function running one sample for ``job``, built once per process.
+
+    A worker process takes the job's ``TVMDEVICE_*`` settings; the parent process keeps its own
+    environment (it already chose the plugins the job names).
+    """
     key = (hash(job.model), job.target, job.export_dir)
     if key in _COMPILED:
         return _COMPILED[key]
-    os.environ.update(job.env)
+    if worker:
+        os.environ.update(job.env)
     if job.export_dir is not None:
         from ..export.run import run_export
 
@@ -103,13 +108,17 @@ def _runner(job: EvalJob) -> Callable[[list[np.ndarray]], tuple[list[np.ndarray]
     return run
 
 
-def run_chunk(job: EvalJob, start: int, samples: Sequence[list[np.ndarray]]) -> list[SampleResult]:
-    """Run ``samples`` (numbered from ``start``) and compare them with the reference."""
+def run_chunk(job: EvalJob, start: int, samples: Sequence[list[np.ndarray]], worker: bool = True,
+              ) -> list[SampleResult]:
+    """Run ``samples`` (numbered from ``start``) and compare them with the reference.
+
+    :param worker: whether this runs in a worker process (which takes the job's environment).
+    """
     import hashlib
 
     from .inputs import top_k
 
-    run = _runner(job)
+    run = _runner(job, worker=worker)
     reference = None
     out = []
     for i, sample in enumerate(samples):
@@ -169,7 +178,7 @@ def evaluate(job: EvalJob, samples: Sequence[list[np.ndarray]], *, workers: int 
 def _serial(job: EvalJob, samples: Sequence[list[np.ndarray]], ranges: list[tuple[int, int]],
             progress: Callable[[int], None] | None) -> Iterator[list[SampleResult]]:
     for a, b in ranges:
-        part = run_chunk(job, a, samples[a:b])
+        part = run_chunk(job, a, samples[a:b], worker=False)
         if progress:
             progress(b - a)
         yield part

@@ -181,8 +181,9 @@ def _conform(arr: np.ndarray, spec: TensorSpec, where: str, *, quantize_floats: 
         return (arr.reshape(spec.shape), False) if n == 1 else (arr.reshape((n, *spec.shape)), True)
     hint = (" (--reshape reinterprets an array of the same size, in C order)" if arr.size % max(size, 1) == 0
             else "")
-    raise InvalidArgumentError(f"{where} has shape {arr.shape}; input {spec.name!r} takes exactly {spec.shape}, "
-                               f"or (N, {', '.join(map(str, spec.shape))}) for N samples{hint}")
+    raise InvalidArgumentError(f"{where} has shape {arr.shape}; input {spec.name!r} must be {spec.dtype.name} "
+                               f"{list(spec.shape)}: exactly {spec.shape}, or (N, {', '.join(map(str, spec.shape))}) "
+                               f"for N samples{hint}")
 
 
 def load_samples(paths: Sequence[str], specs: Sequence[TensorSpec], *, quantize_floats: bool = False,
