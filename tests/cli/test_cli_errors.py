@@ -45,7 +45,8 @@ def files(tmp_path) -> Path:
 
 
 @pytest.mark.parametrize("name, words", [
-    ("transposed.npy", ["has shape (1, 16, 1, 16)", "must be int8 [1, 16, 16, 1]: exactly (1, 16, 16, 1)", "--reshape"]),
+    ("transposed.npy", ["has shape (1, 16, 1, 16)", "must be int8 [1, 16, 16, 1]: exactly (1, 16, 16, 1)",
+                        "--reshape"]),
     ("no_batch.npy", ["has shape (16, 16, 1)", "must be int8 [1, 16, 16, 1]: exactly (1, 16, 16, 1)"]),
     ("float.npy", ["is float32", "int8", "--quantize"]),
     ("object.npy", ["pickled"]),
