@@ -1,16 +1,25 @@
 """Build the core's extensions; the host kernels' C headers are generated first.
 
-The extensions listed in ``pyproject.toml`` need nothing generated.  The host
-device's C reference kernels (``tvmdevice/host/csrc``) compile against
-``tvmd_c_params.h`` and ``tvmd_c_kernels.h``, generated here into
-``build/generated`` from :mod:`tvmdevice.host.kernel_table`, so the params
-structs are written once, in Python.
+Every extension is declared here (setuptools' ``[tool.setuptools.ext-modules]``
+is experimental and warns on every build).  The host device's C reference
+kernels (``tvmdevice/host/csrc``) compile against ``tvmd_c_params.h`` and
+``tvmd_c_kernels.h``, generated here from :mod:`tvmdevice.host.kernel_table`,
+so the params structs are written once, in Python.
+
+A build leaves nothing in the source tree: Cython's C, the generated headers,
+object files and the egg-info go to one directory outside it,
+``$TVMDEVICE_BUILD_DIR`` or ``<tmp>/tvmdevice-build-<hash of this folder>``
+(kept between builds, so a rebuild compiles only what changed).  An editable
+install still puts the extension modules themselves next to their sources.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import os
 import sys
+import tempfile
 import types
 from pathlib import Path
 
@@ -18,7 +27,10 @@ from setuptools import Extension, setup
 
 HERE = Path(__file__).resolve().parent
 CSRC = Path("tvmdevice") / "host" / "csrc"
-GENERATED = Path("build") / "generated"
+BUILD = Path(os.environ.get("TVMDEVICE_BUILD_DIR") or Path(tempfile.gettempdir()) /
+             f"tvmdevice-build-{hashlib.sha256(str(HERE).encode()).hexdigest()[:12]}")
+GENERATED = BUILD / "generated"
+INCLUDE = ["tvmdevice/include"]
 
 
 def _write_headers() -> None:
@@ -30,7 +42,7 @@ def _write_headers() -> None:
     package.__path__ = [str(HERE / "tvmdevice")]
     sys.modules["tvmdevice"] = package
     try:
-        importlib.import_module("tvmdevice.host.headers").write_headers(HERE / GENERATED)
+        importlib.import_module("tvmdevice.host.headers").write_headers(GENERATED)
     finally:
         for name in [k for k in sys.modules if k == "tvmdevice" or k.startswith("tvmdevice.")]:
             del sys.modules[name]
@@ -48,11 +60,28 @@ def _compile_args() -> list[str]:
             "-Werror=incompatible-pointer-types"]
 
 
+def _extensions() -> list[Extension]:
+    from Cython.Build import cythonize
+
+    def ext(name: str, *sources: str, include_dirs: list[str] = INCLUDE, **kw: object) -> Extension:
+        return Extension(name, sources=list(sources), include_dirs=include_dirs, **kw)  # type: ignore[arg-type]
+
+    extensions = [
+        ext("tvmdevice._hostmem", "tvmdevice/_hostmem.pyx", include_dirs=[]),
+        ext("tvmdevice._abi", "tvmdevice/_abi.pyx"),
+        ext("tvmdevice._lifecycle", "tvmdevice/_lifecycle.pyx"),
+        ext("tvmdevice.aot._runloop", "tvmdevice/aot/_runloop.pyx"),
+        ext("tvmdevice.testing._fixtures", "tvmdevice/testing/_fixtures.pyx"),
+        ext("tvmdevice.host._kernels", str(Path("tvmdevice") / "host" / "_kernels.pyx"),
+            *sorted(str(p.relative_to(HERE)) for p in (HERE / CSRC).glob("*.c")),
+            include_dirs=[*INCLUDE, str(GENERATED), str(CSRC)], extra_compile_args=_compile_args()),
+    ]
+    # Cython's C goes to the build directory, not next to the .pyx.
+    return cythonize(extensions, build_dir=str(BUILD / "cython"), quiet=True, language_level=3)
+
+
 _write_headers()
-setup(ext_modules=[Extension(
-    "tvmdevice.host._kernels",
-    sources=[str(Path("tvmdevice") / "host" / "_kernels.pyx"),
-             *sorted(str(p.relative_to(HERE)) for p in (HERE / CSRC).glob("*.c"))],
-    include_dirs=["tvmdevice/include", str(GENERATED), str(CSRC)],
-    extra_compile_args=_compile_args(),
-)])
+setup(
+    ext_modules=_extensions(),
+    options={"build": {"build_base": str(BUILD)}, "egg_info": {"egg_base": str(BUILD)}},
+)

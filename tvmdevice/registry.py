@@ -70,9 +70,17 @@ from .errors import (
 )
 from .interrupts import SigintWatch
 
-__all__ = ["PluginRecord", "Registry", "ENTRY_POINT_GROUP"]
+__all__ = ["PluginRecord", "Registry", "ENTRY_POINT_GROUP", "PROJECT_PLUGINS"]
 
 ENTRY_POINT_GROUP = "tvmdevice"
+
+#: This project's own plugin distributions, by the device each provides: the distribution and its
+#: folder in the source tree.  The only names an install hint may give (a test checks it against
+#: ``plugins/*/pyproject.toml``).
+PROJECT_PLUGINS: dict[str, tuple[str, str]] = {
+    "cmsis-nn": ("tvmdevice-cmsis", "plugins/cmsis"),
+    "woofles": ("tvmdevice-woofles", "plugins/woofles"),
+}
 BUILTIN = "tvmdevice (built-in)"
 
 
@@ -477,11 +485,47 @@ class Registry:
             return claims[0]
         elif claims:
             raise self._ambiguous(bare, claims)
-        installed = ", ".join(self.device_names()) or "none"
+        raise UnknownDeviceError(self._unknown_message(name, bare))
+
+    def _unknown_message(self, name: str, bare: str) -> str:
+        """Why ``bare`` is no installed device, and the real way to get it.
+
+        An install hint names only a distribution of this project (:data:`PROJECT_PLUGINS`), never one
+        built from what the user typed: a made-up name on a public index is how dependency confusion starts.
+        """
+        from .suggest import close_matches, fold, folded_match
+
+        names = sorted(self._types)
+        text = f"unknown device {name!r}. Installed devices: {', '.join(self.device_names()) or 'none'}"
+        same = folded_match(bare, names)
+        if same is not None:
+            return f"{text}. Device names are exact: did you mean {same!r}?"
+        project = folded_match(bare, PROJECT_PLUGINS) or next(iter(close_matches(bare, PROJECT_PLUGINS, 1)), None)
+        excluded = [r for r in self._records if r.status == "disabled"
+                    and (project is not None and _normalize(r.distribution) == _normalize(PROJECT_PLUGINS[project][0])
+                         or fold(r.name) == fold(bare))]
+        if excluded:
+            r = excluded[0]
+            allow = os.environ.get("TVMDEVICE_PLUGINS", ",".join(sorted(self.allow or ())))
+            wanted = [a for a in sorted(self.allow or ()) if not any(x.provides(a) for x in self._records)]
+            typo = f" ({', '.join(repr(a) for a in wanted)} matches no installed plugin)" if wanted else ""
+            device = f"Did you mean {project!r}? It" if project and project != bare else f"Device {bare!r}"
+            return (f"{text}. {device} is provided by {r.label} (plugin {r.name!r}), which is installed but "
+                    f"excluded by the allow-list TVMDEVICE_PLUGINS={allow}{typo}: add {r.name} to it, or unset it")
         failed = [r for r in self._records if r.status == "failed"]
         hint = f"; {len(failed)} plugin(s) failed to load, see `tvmdevice plugins`" if failed else ""
-        raise UnknownDeviceError(f"unknown device {name!r}. Installed devices: {installed}. "
-                                 f"To add it: pip install tvmdevice-{bare}{hint}")
+        close = close_matches(bare, names)
+        if close:
+            return f"{text}; did you mean {' or '.join(repr(c) for c in close)}?{hint}"
+        if not self.autoload:
+            hint += "; plugins are not loaded at all: TVMDEVICE_DISABLE_PLUGIN_AUTOLOAD is set"
+        if project is not None:
+            dist, folder = PROJECT_PLUGINS[project]
+            mean = "" if project == bare else f"did you mean {project!r}? "
+            return (f"{text}. {mean}{project!r} is provided by this project's plugin {dist}, which is not "
+                    f"installed: install it from the tvmdevice source tree, pip install ./{folder}{hint}")
+        return (f"{text}. No plugin of this project provides {bare!r}; `tvmdevice plugins` lists what is "
+                f"installed, docs/writing-a-plugin.md shows how to write one{hint}")
 
     def _owner(self, dtype: DeviceType) -> PluginRecord:
         """The plugin that declared this very device type object."""

@@ -108,10 +108,7 @@ class Target:
             seen.add(e.kind)
         host = entries[-1]
         if not host.device_type.is_host:
-            hosts = [t.name for t in registry.device_types() if t.is_host]
-            example = spec if isinstance(spec, str) else host.kind
-            raise TargetError(f"the last device of a target is its host, and {host.kind!r} cannot be a host; "
-                              f"end the target with one of {hosts}, e.g. '{example}, c'")
+            raise TargetError(_host_message(entries, registry))
         return cls(entries)
 
     @property
@@ -229,8 +226,12 @@ def _make_entry(kind: str, attrs: list[tuple[str, Any]], registry: "Registry") -
     for key, value in attrs:
         opt = dtype.option(key)
         if opt is None:
+            from .suggest import close_matches
+
+            close = close_matches(key, [o.name for o in dtype.options])
+            hint = f" (did you mean {' or '.join(repr('-' + c) for c in close)}?)" if close else ""
             known = ", ".join(f"-{o.name} ({o.type_name})" for o in dtype.options) or "none"
-            raise TargetOptionError(f"device {dtype.name!r} has no option -{key}; its options: {known}")
+            raise TargetOptionError(f"device {dtype.name!r} has no option -{key}{hint}; its options: {known}")
         if value is True and opt.type is not bool:
             raise TargetOptionError(f"device {dtype.name!r}: option -{key} expects {opt.type_name}; "
                                     f"write -{key}=<value>")
@@ -238,3 +239,15 @@ def _make_entry(kind: str, attrs: list[tuple[str, Any]], registry: "Registry") -
             raise TargetOptionError(f"device {dtype.name!r}: option -{key} given twice")
         typed[key] = opt.convert(value, dtype.name)
     return TargetEntry(dtype, typed, qualifier.strip() or None)
+
+
+def _host_message(entries: tuple[TargetEntry, ...], registry: "Registry") -> str:
+    """Why the target has no host last, and the target that fixes it (each device once)."""
+    last = entries[-1].kind
+    placed = [e for e in entries if e.device_type.is_host]
+    hosts = sorted(t.name for t in registry.device_types() if t.is_host)
+    host = str(placed[0]) if placed else ("c" if "c" in hosts else hosts[0])
+    fixed = ", ".join([str(e) for e in entries if not e.device_type.is_host] + [host])
+    where = (f"{placed[0].kind!r} is a host but is not last" if placed
+             else f"{last!r} cannot be a host (host devices: {', '.join(hosts)})")
+    return f"the last device of a target is its host; {where}. Write the target as '{fixed}'"

@@ -23,7 +23,15 @@ def tvmdevice_cli(*args: str, check: bool = True, env=ENV) -> subprocess.Complet
 
 
 def test_version_and_help():
-    assert tvmdevice_cli("--version").stdout.strip() == f"tvmdevice {tvmdevice.__version__}"
+    lines = tvmdevice_cli("--version").stdout.strip().splitlines()
+    assert lines[0] == f"tvmdevice {tvmdevice.__version__}"
+    # ... then every installed plugin distribution with its version, whether the allow-list loads it or not.
+    from importlib import metadata
+
+    dists = {ep.dist.metadata["Name"]: ep.dist.version for ep in metadata.entry_points(group="tvmdevice")}
+    assert len(lines) == 1 + len(dists)
+    for name, version in dists.items():
+        assert any(line.startswith(f"{name} {version} (plugin ") for line in lines[1:])
     out = tvmdevice_cli("--help").stdout
     for cmd in ("plugins", "run", "header"):
         assert cmd in out
@@ -69,7 +77,7 @@ def test_run_directory_of_inputs(tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["run", "--target", "woofles, c"], "pip install tvmdevice-woofles"),
+    (["run", "--target", "woofles, c"], "excluded by the allow-list TVMDEVICE_PLUGINS=none-installed"),
     (["run", "--target", "c -mcpu"], "option -mcpu expects str"),
     (["run", "no-such-model.tflite"], "no-such-model.tflite"),
     (["header"], "name a device"),

@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from ..export.sources import EXPORT_CPUS
@@ -42,8 +40,10 @@ def export(args: argparse.Namespace) -> int:
     from ..export.writer import DEFAULT_MCPU
     from ..export.writer import export as write_export
 
-    console = Console(stderr=args.json, highlight=False)
-    path = Path(args.model)
+    console = Console(stderr=args.json, highlight=False, soft_wrap=True)
+    from .common import check_model_path
+
+    path = check_model_path(args.model)
     name = args.name or path.stem
     module = tvm_compile(path, args.target, name=name)
     with console.status(f"exporting {name} for {module.target}"):
@@ -65,34 +65,31 @@ def export(args: argparse.Namespace) -> int:
 
 def run_exported(args: argparse.Namespace, console: Any) -> int:
     """``tvmdevice run DIR``: build the export for ``--cpu`` and run it on the inputs."""
-    import numpy as np
-
     from ..errors import InvalidArgumentError
     from ..export.run import load_metadata, run_export
-    from .run_cmd import _load_inputs, save_outputs
+    from .common import output_rows, print_json, samples_from_args, save_outputs
+    from .inputs import export_specs
+    from .run_cmd import outputs_json, print_outputs
 
     meta = load_metadata(args.model)
-    cpu = args.cpu or "host"
-    if cpu not in EXPORT_CPUS:
-        raise InvalidArgumentError(f"unknown --cpu {cpu!r}; choose one of {', '.join(EXPORT_CPUS)}")
+    cpu = check_cpu(args.cpu)
     for flag in ("target", "trace"):
         if getattr(args, flag, None):
             raise InvalidArgumentError(f"--{flag} does not apply to an export (its target is fixed: "
                                        f"{meta['target']}); export again to change it")
-    specs = [SimpleNamespace(shape=tuple(i["shape"]), dtype=np.dtype(i["dtype"])) for i in meta["inputs"]]
-    samples = _load_inputs(args, specs)
+    out_specs = export_specs(meta["outputs"])
+    samples = samples_from_args(args, export_specs(meta["inputs"]))
     results = []
     with console.status(f"building and running {meta['model_name']} on {cpu}"):
-        for sample in samples:
+        for sample in samples.inputs:
             results.append(run_export(args.model, cpu, sample, timeout=args.timeout))
-    outputs = [r.outputs for r in results]
+    outputs = [output_rows(r.outputs, out_specs, dequantize=args.dequantize) for r in results]
     if args.output:
-        save_outputs(args.output, outputs)
+        save_outputs(args.output, outputs, samples.names)
     last = results[-1]
     if args.json:
-        json.dump({"model": meta["model_name"], "target": meta["target"], "samples": len(results),
-                   **last.to_json(), "outputs": [o.tolist() for o in last.outputs]}, sys.stdout)
-        sys.stdout.write("\n")
+        print_json({"model": meta["model_name"], "target": meta["target"], **last.to_json(),
+                    **outputs_json(outputs, samples.names, args.top_k)})
         return 0
     j = last.to_json()
     console.print(f"[bold]export[/] {meta['model_name']} ({meta['target']}) on [bold]{cpu}[/]")
@@ -104,6 +101,17 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
                   f"stack {stack}")
     if j["instructions"] is not None:
         console.print(f"  instructions per run: {j['instructions']:,}")
-    for k, value in enumerate(last.outputs):
-        console.print(f"output {k}: shape {tuple(value.shape)} {value.dtype}: {np.array2string(value, threshold=32)}")
+    print_outputs(console, outputs, samples.names, out_specs, args.top_k)
     return 0
+
+
+def check_cpu(cpu: str | None) -> str:
+    """``--cpu`` checked against the CPUs exports build for (default ``host``), with a did-you-mean."""
+    from ..errors import InvalidArgumentError
+    from ..suggest import did_you_mean
+
+    cpu = cpu or "host"
+    if cpu not in EXPORT_CPUS:
+        raise InvalidArgumentError(f"unknown --cpu {cpu!r}{did_you_mean(cpu, EXPORT_CPUS)}; choose one of "
+                                   f"{', '.join(EXPORT_CPUS)}")
+    return cpu

@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .. import get_registry, set_registry
     from ..errors import PluginWarning
-    from ..registry import Registry
+    from ..registry import PROJECT_PLUGINS, Registry, _normalize
 
     registry = get_registry()
     if args.probe:
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
     colour = {"loaded": "green", "failed": "red", "disabled": "yellow"}
     for r in records:
         status = f"[{colour.get(r.status, 'white')}]{r.status}[/]"
@@ -79,8 +79,11 @@ def run(args: argparse.Namespace) -> int:
         console.print()
     loaded = sum(len(r.device_types) for r in records if r.status == "loaded")
     failed = sum(1 for r in records if r.status == "failed")
-    console.print(f"{loaded} device type(s) available; {failed} plugin(s) failed. "
-                  "More devices: pip install tvmdevice-<name>")
+    console.print(f"{loaded} device type(s) available; {failed} plugin(s) failed.")
+    seen = {_normalize(r.distribution) for r in records}
+    for device, (dist, folder) in sorted(PROJECT_PLUGINS.items()):
+        if _normalize(dist) not in seen:
+            console.print(f"Not installed: {device} ({dist}): pip install ./{folder} from the tvmdevice source tree")
     return 0
 
 

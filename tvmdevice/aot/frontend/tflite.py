@@ -341,6 +341,12 @@ class _Reader:
         return Operator(index=i, type=op_type, inputs=ins, outputs=outs, options=options)
 
 
+#: What to do about a float operator: the model must be int8-quantized.
+FLOAT_MODEL_FIX = (". tvmdevice runs int8-quantized models: convert the model with full-integer "
+                   "quantization (TFLite converter: optimizations=[tf.lite.Optimize.DEFAULT], a "
+                   "representative_dataset, inference_input_type=inference_output_type=tf.int8)")
+
+
 def _check_signature(where: str, op_type: str, ins: tuple[int, ...], outs: tuple[int, ...],
                      tensors_raw: list[_RawTensor]) -> None:
     """Arity and data type of each operand, before any kernel looks at it
@@ -364,9 +370,10 @@ def _check_signature(where: str, op_type: str, ins: tuple[int, ...], outs: tuple
             if dtype not in role.dtypes:
                 type_name = _schema.TYPE_NAMES.get(raw.code, str(raw.code))
                 allowed = ", ".join(sorted(str(d) for d in role.dtypes))
+                fix = FLOAT_MODEL_FIX if dtype is not None and dtype.kind == "f" else ""
                 raise UnsupportedOperatorError(
                     f"{where} {kind} {k} ({role.name}, {raw.where}) has type {type_name}; "
-                    f"supported: {allowed}")
+                    f"supported: {allowed}{fix}")
 
 
 def _check_dataflow(graph: Graph) -> None:

@@ -1,0 +1,89 @@
+"""``tvmdevice eval``: accuracy, bit-exact agreement, a per-sample report; the same results on every engine."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tvmdevice.aot.builder import demo_model
+from tvmdevice.cli.evaluate import EvalJob, chunks, evaluate
+
+ENV = {**os.environ, "TVMDEVICE_PLUGINS": "none-installed"}
+N = 12
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    d = tmp_path_factory.mktemp("eval")
+    (d / "demo.tflite").write_bytes(demo_model())
+    rng = np.random.default_rng(7)
+    x = rng.integers(-128, 128, size=(N, 1, 16, 16, 1), dtype=np.int8)
+    np.savez(d / "data.npz", x=x, y=rng.integers(0, 10, size=N))
+    return d, x
+
+
+@pytest.fixture(scope="module")
+def single(dataset):
+    d, x = dataset
+    before = os.environ.get("TVMDEVICE_PLUGINS")
+    job = EvalJob(demo_model(), "demo", target="c", top=3, env={"TVMDEVICE_PLUGINS": "none-installed"})
+    results = evaluate(job, [[s] for s in x])
+    assert os.environ.get("TVMDEVICE_PLUGINS") == before, "the job's environment is for workers, not this process"
+    return job, [[s] for s in x], results
+
+
+def test_chunks_cover_every_sample_once():
+    for n, parts in [(1, 1), (12, 2), (13, 3), (100, 7)]:
+        ranges = chunks(n, parts)
+        assert [i for a, b in ranges for i in range(a, b)] == list(range(n))
+
+
+def test_single_process_results_are_the_executors(single):
+    import tvmdevice
+    from tvmdevice.registry import Registry
+
+    job, samples, results = single
+    assert [r.index for r in results] == list(range(N))
+    module = tvmdevice.compile(demo_model(), "c", registry=Registry(autoload=False))
+    with module.executor() as ex:
+        for r, s in zip(results, samples):
+            out = ex.run(s)[0].reshape(-1)
+            assert r.top[0] == int(np.argmax(out)) and r.scores[0] == out.max()
+
+
+def test_two_workers_give_the_single_process_results(single):
+    job, samples, results = single
+    assert evaluate(job, samples, workers=2) == results
+
+
+def test_ray_gives_the_single_process_results(single):
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("--engine ray needs Ray: pip install 'tvmdevice[ray]' (the tox environment 'ray' installs it)")
+    job, samples, results = single
+    assert evaluate(job, samples, workers=2, engine="ray") == results
+
+
+def test_eval_cli_accuracy_reference_and_report(dataset, tmp_path):
+    if importlib.util.find_spec("tflite_micro") is None:
+        pytest.skip("--reference tflite-micro needs tflite-micro (pip install tflite-micro)")
+    d, x = dataset
+    report = tmp_path / "report.csv"
+    proc = subprocess.run([sys.executable, "-m", "tvmdevice", "eval", str(d / "demo.tflite"), "-t", "c",
+                           "--data", str(d / "data.npz"), "--reference", "tflite-micro", "--top-k", "3",
+                           "--report", str(report), "--json"], capture_output=True, text=True, env=ENV)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    rows = list(csv.DictReader(report.open()))
+    assert [r["name"] for r in rows] == [f"data.npz[{i}]" for i in range(N)]
+    labels = np.load(d / "data.npz")["y"]
+    assert [int(r["label"]) for r in rows] == labels.tolist()
+    assert summary["samples"] == N and summary["bit_exact"] == {"agree": N, "checked": N, "differ": []}
+    assert summary["top1_accuracy"] == pytest.approx(sum(r["correct"] == "True" for r in rows) / N)
+    assert summary["top3_accuracy"] >= summary["top1_accuracy"]

@@ -1,0 +1,164 @@
+"""``tvmdevice eval``: a whole dataset, accuracy and bit-exact agreement, on one process, N workers or Ray."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from .common import check_model_path, is_export, print_json
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "eval", help="run a dataset: accuracy, bit-exact agreement with tflite-micro, a per-sample report",
+        description="Run every sample of --data through MODEL on TARGET, with a progress bar, and report top-1 "
+                    "(and top-k) accuracy when labels are given and, with --reference tflite-micro, whether each "
+                    "sample's outputs equal tflite-micro's bit for bit. Samples: a directory of .npy files (one "
+                    "sample each, in sorted file-name order) or a .npz with the inputs stacked in 'x' and labels "
+                    "in 'y'. --workers N runs chunks in N local processes; --engine ray runs them as Ray tasks "
+                    "(ray.init(): RAY_ADDRESS or a local instance); results are the same, in the same order. "
+                    "MODEL may be an export directory: each sample then runs under --cpu (QEMU for Cortex-M).")
+    p.add_argument("model", help=".tflite file or export directory")
+    p.add_argument("--target", "-t", help="target string (default: every installed device, host 'c' last)")
+    p.add_argument("--data", required=True, metavar="DIR|FILE.npz", help="the dataset")
+    p.add_argument("--labels", metavar="L",
+                   help="integer class per sample, in sample order: a .npy, or a text file with one integer a "
+                        "line (a CSV's last column); default: the .npz's 'y'")
+    p.add_argument("--reference", choices=["tflite-micro"], help="check each sample bit for bit against it")
+    p.add_argument("--top-k", type=int, default=5, metavar="K", help="also report top-K accuracy (default: 5)")
+    p.add_argument("--quantize", action="store_true", help="quantize float samples with the input's scale and "
+                                                           "zero point")
+    p.add_argument("--reshape", action="store_true", help="reinterpret samples of the right size but another shape")
+    p.add_argument("--workers", type=int, default=1, metavar="N", help="local worker processes (default: 1)")
+    p.add_argument("--engine", choices=["local", "ray"], default="local",
+                   help="local processes (default) or Ray tasks (pip install 'tvmdevice[ray]')")
+    p.add_argument("--cpu", metavar="CPU", help="for an export: host, cortex-m55, cortex-m4 or cortex-m3")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="for an export: the most one sample's run may take (default: %(default)s)")
+    p.add_argument("--report", metavar="FILE",
+                   help="per-sample report: .csv, or .jsonl for JSON lines (default: <model>-eval.csv)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=run)
+
+
+def _job(args: argparse.Namespace) -> tuple[Any, list[Any]]:
+    """The job and the input specs, for a model file or an export."""
+    from ..errors import InvalidArgumentError
+    from .evaluate import EvalJob
+    from .inputs import export_specs, graph_specs
+
+    k = max(1, args.top_k)
+    if is_export(args.model):
+        from ..export.run import load_metadata
+        from .export_cmd import check_cpu
+
+        if args.target:
+            raise InvalidArgumentError("--target does not apply to an export (its target is fixed); export again")
+        meta = load_metadata(args.model)
+        model = Path(args.model) / meta["model"] if meta.get("model") else None
+        if args.reference and model is None:
+            raise InvalidArgumentError("--reference needs the .tflite kept in the export (src/); export again")
+        job = EvalJob(model.read_bytes() if model else b"", meta["model_name"], export_dir=str(Path(args.model)),
+                      cpu=check_cpu(args.cpu), timeout=args.timeout, reference=args.reference, top=k)
+        return job, export_specs(meta["inputs"])
+    if args.cpu:
+        raise InvalidArgumentError("--cpu evaluates an export: export the model first (tvmdevice export MODEL -t "
+                                   "TARGET -o DIR), then tvmdevice eval DIR --cpu ...")
+    import tvmdevice
+
+    path = check_model_path(args.model)
+    module = tvmdevice.compile(path, args.target, name=path.stem)  # errors surface here, before any worker starts
+    job = EvalJob(path.read_bytes(), path.stem, target=str(module.target), reference=args.reference, top=k)
+    return job, graph_specs(module.graph, module.graph.inputs)
+
+
+def _rows(results: list[Any], names: list[str], labels: Any, k: int) -> list[dict[str, Any]]:
+    rows = []
+    for r in results:
+        row: dict[str, Any] = {"index": r.index, "name": names[r.index], "top1": r.top[0],
+                               f"top{k}": " ".join(map(str, r.top[:k])), "score": r.scores[0]}
+        if labels is not None:
+            label = int(labels[r.index])
+            row.update(label=label, correct=r.top[0] == label, **{f"correct_top{k}": label in r.top[:k]})
+        row["bit_exact"] = r.bit_exact
+        if r.instructions is not None:
+            row["instructions"] = r.instructions
+        row["outputs_sha256"] = r.outputs_sha256
+        rows.append(row)
+    return rows
+
+
+def _write_report(path: str, rows: list[dict[str, Any]]) -> None:
+    from ..errors import InvalidArgumentError
+
+    try:
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            if path.endswith((".jsonl", ".json")):
+                fh.writelines(json.dumps(row) + "\n" for row in rows)
+            else:
+                writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+                writer.writeheader()
+                writer.writerows(rows)
+    except OSError as exc:
+        raise InvalidArgumentError(f"cannot write the report {path!r}: {exc.strerror or exc}") from None
+
+
+def summarize(rows: list[dict[str, Any]], k: int) -> dict[str, Any]:
+    """Accuracy (with labels) and bit-exact agreement (with a reference) over the report's rows."""
+    n = len(rows)
+    out: dict[str, Any] = {"samples": n}
+    if rows and "label" in rows[0]:
+        out["top1_accuracy"] = sum(r["correct"] for r in rows) / n
+        out[f"top{k}_accuracy"] = sum(r[f"correct_top{k}"] for r in rows) / n
+    checked = [r for r in rows if r["bit_exact"] is not None]
+    if checked:
+        exact = sum(1 for r in checked if r["bit_exact"])
+        out["bit_exact"] = {"agree": exact, "checked": len(checked),
+                            "differ": [r["name"] for r in checked if not r["bit_exact"]]}
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from .evaluate import evaluate
+    from .inputs import load_dataset, read_labels
+
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    job, specs = _job(args)
+    data = load_dataset(args.data, specs, quantize_floats=args.quantize, reshape=args.reshape)
+    labels = read_labels(args.labels, len(data)) if args.labels else data.labels
+    k = job.top
+    start = time.perf_counter()
+    with Progress(TextColumn("eval"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
+                  transient=True) as progress:
+        task = progress.add_task("eval", total=len(data))
+        results = evaluate(job, data.inputs, workers=args.workers, engine=args.engine,
+                           progress=lambda n: progress.advance(task, n))
+    seconds = time.perf_counter() - start
+    rows = _rows(results, data.names, labels, k)
+    report = args.report or f"{job.name}-eval.csv"
+    _write_report(report, rows)
+    summary = {"model": job.name, "target": job.target if job.export_dir is None else f"export on {job.cpu}",
+               "engine": args.engine, "workers": args.workers, "seconds": seconds, **summarize(rows, k),
+               "report": report}
+    if args.json:
+        print_json(summary)
+        return 0
+    print(f"eval {job.name} on {summary['target']}: {len(rows)} samples in {seconds:.1f} s "
+          f"({args.engine}, {args.workers} worker(s))")
+    if "top1_accuracy" in summary:
+        print(f"  accuracy: top-1 {summary['top1_accuracy']:.2%}, top-{k} {summary[f'top{k}_accuracy']:.2%}")
+    else:
+        print("  accuracy: no labels (--labels, or 'y' in the .npz)")
+    if "bit_exact" in summary:
+        b = summary["bit_exact"]
+        differ = f"; differ: {', '.join(b['differ'][:10])}" if b["differ"] else ""
+        print(f"  bit-exact with {args.reference}: {b['agree']} of {b['checked']} samples{differ}")
+    print(f"  per-sample report: {report}")
+    return 0

@@ -1,0 +1,231 @@
+"""Dataset evaluation: one job, run in chunks by whichever engine, results in sample order.
+
+An :class:`EvalJob` is plain, picklable data (the model's bytes or an
+export's directory, the target, the reference), so the same job runs in this
+process, in local worker processes (``--workers N``) or as Ray tasks
+(``--engine ray``).  Every chunk compiles the model once per process and
+returns one :class:`SampleResult` per sample; results are put back in sample
+order whatever order chunks finish in, so every engine gives the same
+report.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+__all__ = ["EvalJob", "SampleResult", "evaluate", "run_chunk", "chunks", "release", "ENGINES"]
+
+#: The engines ``--engine`` accepts.
+ENGINES = ("local", "ray")
+
+#: Environment variables a worker takes from the job, so that it loads the same plugins as the parent.
+_FORWARDED_ENV = ("TVMDEVICE_PLUGINS", "TVMDEVICE_DISABLE_PLUGIN_AUTOLOAD", "TVMDEVICE_PROBE_TIMEOUT",
+                  "TVMDEVICE_MAX_TENSOR_BYTES")
+
+
+@dataclass(frozen=True)
+class EvalJob:
+    """What every chunk of an evaluation needs (picklable).
+
+    :ivar model: the ``.tflite`` bytes (the reference runs them too).
+    :ivar target: the target string (None: every installed device); unused for an export.
+    :ivar export_dir: run this export under ``cpu`` instead of compiling in-process.
+    :ivar reference: ``"tflite-micro"`` to check each sample's outputs bit for bit, or None.
+    :ivar top: how many classes to keep per sample.
+    """
+
+    model: bytes
+    name: str
+    target: str | None = None
+    export_dir: str | None = None
+    cpu: str | None = None
+    timeout: float = 120.0
+    reference: str | None = None
+    top: int = 5
+    env: dict[str, str] = field(default_factory=lambda: {k: os.environ[k] for k in _FORWARDED_ENV if k in os.environ})
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """One sample's result: its best classes (output 0), agreement with the reference, a digest of its outputs."""
+
+    index: int
+    top: list[int]
+    scores: list[float]
+    bit_exact: bool | None
+    outputs_sha256: str
+    instructions: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_COMPILED: dict[tuple[int, str | None, str | None], Any] = {}
+_OPEN: list[Any] = []  # executors this process opened for jobs
+
+
+def release() -> None:
+    """Close the executors this process opened for jobs (the in-process engine calls it when done)."""
+    _COMPILED.clear()
+    while _OPEN:
+        _OPEN.pop().close()
+
+
+def _runner(job: EvalJob, *, worker: bool) -> Callable[[list[np.ndarray]], tuple[list[np.ndarray], int | None]]:
+    """A function running one sample for ``job``, built once per process.
+
+    A worker process takes the job's ``TVMDEVICE_*`` settings; the parent process keeps its own
+    environment (it already chose the plugins the job names).
+    """
+    key = (hash(job.model), job.target, job.export_dir)
+    if key in _COMPILED:
+        return _COMPILED[key]
+    if worker:
+        os.environ.update(job.env)
+    if job.export_dir is not None:
+        from ..export.run import run_export
+
+        directory = job.export_dir
+
+        def run(sample: list[np.ndarray]) -> tuple[list[np.ndarray], int | None]:
+            r = run_export(directory, job.cpu or "host", sample, timeout=job.timeout)
+            return r.outputs, r.instructions
+    else:
+        import tvmdevice
+
+        module = tvmdevice.compile(job.model, job.target, name=job.name)
+        executor = module.executor()  # kept for the process's life: one compile and open per worker
+        _OPEN.append(executor)
+
+        def run(sample: list[np.ndarray]) -> tuple[list[np.ndarray], int | None]:
+            return executor.run(sample), None
+
+    _COMPILED[key] = run
+    return run
+
+
+def run_chunk(job: EvalJob, start: int, samples: Sequence[list[np.ndarray]], worker: bool = True,
+              ) -> list[SampleResult]:
+    """Run ``samples`` (numbered from ``start``) and compare them with the reference.
+
+    :param worker: whether this runs in a worker process (which takes the job's environment).
+    """
+    import hashlib
+
+    from .inputs import top_k
+
+    run = _runner(job, worker=worker)
+    reference = None
+    out = []
+    for i, sample in enumerate(samples):
+        outputs, instructions = run(sample)
+        exact = None
+        if job.reference is not None:
+            if reference is None:
+                from .references import open_reference
+
+                reference = open_reference(job.reference, job.model, len(outputs))
+            theirs = reference.run(sample)
+            exact = all(np.array_equal(a, np.asarray(b).reshape(a.shape)) for a, b in zip(outputs, theirs))
+        digest = hashlib.sha256(b"".join(np.ascontiguousarray(o).tobytes() for o in outputs)).hexdigest()
+        best = top_k(outputs[0], job.top)
+        out.append(SampleResult(start + i, [c for c, _ in best], [float(s) for _, s in best], exact, digest,
+                                instructions))
+    return out
+
+
+def chunks(n: int, parts: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` ranges covering ``range(n)``: about four per part, so that slow chunks even out."""
+    size = max(1, -(-n // max(1, parts * 4)))
+    return [(s, min(n, s + size)) for s in range(0, n, size)]
+
+
+def evaluate(job: EvalJob, samples: Sequence[list[np.ndarray]], *, workers: int = 1, engine: str = "local",
+             progress: Callable[[int], None] | None = None) -> list[SampleResult]:
+    """Every sample's result, in sample order.
+
+    :param workers: ``local``: worker processes (1: this process); ``ray``: chunks to split into per
+        available CPU-equivalent (the cluster schedules them).
+    :param engine: ``local`` or ``ray`` (``ray.init()`` joins ``RAY_ADDRESS`` or starts a local instance).
+    :param progress: called with the number of samples each finished chunk held.
+    :raises NotSupportedError: ``ray`` is not installed (``pip install 'tvmdevice[ray]'``).
+    """
+    from ..errors import InvalidArgumentError
+
+    if engine not in ENGINES:
+        raise InvalidArgumentError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    if workers < 1:
+        raise InvalidArgumentError(f"--workers must be at least 1, not {workers}")
+    ranges = chunks(len(samples), workers)
+    if engine == "ray":
+        parts = _ray(job, samples, ranges, progress)
+    elif workers == 1:
+        try:
+            parts = list(_serial(job, samples, ranges, progress))
+        finally:
+            release()
+    else:
+        parts = _processes(job, samples, ranges, workers, progress)
+    results = [r for part in parts for r in part]
+    results.sort(key=lambda r: r.index)
+    return results
+
+
+def _serial(job: EvalJob, samples: Sequence[list[np.ndarray]], ranges: list[tuple[int, int]],
+            progress: Callable[[int], None] | None) -> Iterator[list[SampleResult]]:
+    for a, b in ranges:
+        part = run_chunk(job, a, samples[a:b], worker=False)
+        if progress:
+            progress(b - a)
+        yield part
+
+
+def _processes(job: EvalJob, samples: Sequence[list[np.ndarray]], ranges: list[tuple[int, int]], workers: int,
+               progress: Callable[[int], None] | None) -> list[list[SampleResult]]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    # spawn: a worker starts clean (no inherited device state, threads or open handles from this process).
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(run_chunk, job, a, list(samples[a:b])): b - a for a, b in ranges}
+        parts = []
+        for f in as_completed(futures):
+            parts.append(f.result())
+            if progress:
+                progress(futures[f])
+    return parts
+
+
+def _ray(job: EvalJob, samples: Sequence[list[np.ndarray]], ranges: list[tuple[int, int]],
+         progress: Callable[[int], None] | None) -> list[list[SampleResult]]:
+    import importlib.util
+
+    from ..errors import NotSupportedError
+
+    if importlib.util.find_spec("ray") is None:
+        raise NotSupportedError("--engine ray needs Ray, which is not installed: pip install 'tvmdevice[ray]'")
+    import logging
+
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        # The address comes from RAY_ADDRESS when set (an existing cluster), else a local instance starts.
+        ray.init(address=os.environ.get("RAY_ADDRESS") or None, include_dashboard=False,
+                 logging_level=logging.WARNING)
+    try:
+        task = ray.remote(run_chunk)
+        refs = [(task.remote(job, a, list(samples[a:b])), b - a) for a, b in ranges]
+        parts = []
+        for ref, n in refs:  # in submission order: the progress lags a slow chunk, the results do not
+            parts.append(ray.get(ref))
+            if progress:
+                progress(n)
+        return parts
+    finally:
+        if started:
+            ray.shutdown()  # leave no cluster connection (or local instance) behind this call
