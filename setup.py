@@ -8,7 +8,7 @@ so the params structs are written once, in Python.
 
 A build leaves nothing in the source tree: Cython's C, the generated headers,
 object files and the egg-info go to one directory outside it,
-``$TVMDEVICE_BUILD_DIR`` or ``<tmp>/tvmdevice-build-<hash of this folder>``
+``$TVMDEVICE_BUILD_DIR`` (default: the temporary directory) ``/tvmdevice-build-<name>-<hash of this folder>``
 (kept between builds, so a rebuild compiles only what changed).  An editable
 install still puts the extension modules themselves next to their sources.
 """
@@ -27,8 +27,9 @@ from setuptools import Extension, setup
 
 HERE = Path(__file__).resolve().parent
 CSRC = Path("tvmdevice") / "host" / "csrc"
-BUILD = Path(os.environ.get("TVMDEVICE_BUILD_DIR") or Path(tempfile.gettempdir()) /
-             f"tvmdevice-build-{hashlib.sha256(str(HERE).encode()).hexdigest()[:12]}")
+# The same place tvmdevice.build.build_dir gives a plugin (that module cannot be imported before the core is built).
+BUILD = Path(os.environ.get("TVMDEVICE_BUILD_DIR") or tempfile.gettempdir()) / \
+    f"tvmdevice-build-{HERE.name}-{hashlib.sha256(str(HERE).encode()).hexdigest()[:12]}"
 GENERATED = BUILD / "generated"
 INCLUDE = ["tvmdevice/include"]
 

@@ -18,14 +18,21 @@ at the plugin's own, and returns the cythonized extensions::
 The declarations module is loaded without importing the plugin package (whose
 ``__init__`` may need the extension being built).  Needs setuptools and
 Cython: the plugin's ``[build-system] requires``.
+
+A build leaves nothing in the plugin's source tree: the generated headers,
+Cython's C, the object files and the egg-info go to :func:`build_dir`, outside
+it (pass :func:`setup_options` to ``setup()`` for setuptools' part).  An
+editable install still puts the extension module itself next to its sources.
 """
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import importlib
 import os
 import sys
+import tempfile
 import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
@@ -37,15 +44,36 @@ from .names import c_name
 if TYPE_CHECKING:  # pragma: no cover
     from setuptools import Extension
 
-__all__ = ["COMPILE_ARGS", "GENERATED_DIR", "cython_include_path", "extensions", "generate_headers",
-           "load_declarations"]
+__all__ = ["COMPILE_ARGS", "build_dir", "cython_include_path", "extensions", "generate_headers", "generated_dir",
+           "load_declarations", "setup_options"]
 
 #: C flags for a plugin's sources: portable C99 (no ``-march``: a wheel runs on any host of its
 #: platform), warnings on.  Cython's own output is compiled with them too.
 COMPILE_ARGS: tuple[str, ...] = ("-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter",
                                  "-Werror=implicit-function-declaration", "-Werror=incompatible-pointer-types")
-#: Where the generated headers go, relative to the plugin's root.
-GENERATED_DIR = os.path.join("build", "generated")
+
+
+def build_dir(root: str | os.PathLike[str] | None = None) -> Path:
+    """Where a build of the project at ``root`` (default: the current directory) puts what it makes:
+    ``$TVMDEVICE_BUILD_DIR`` (default: the temporary directory) / ``tvmdevice-build-<name>-<hash of root>``.
+
+    Outside the source tree, and kept between builds so that a rebuild compiles only what changed.
+    """
+    base = Path(root if root is not None else os.getcwd()).resolve()
+    parent = Path(os.environ.get("TVMDEVICE_BUILD_DIR") or tempfile.gettempdir())
+    return parent / f"tvmdevice-build-{base.name}-{hashlib.sha256(str(base).encode()).hexdigest()[:12]}"
+
+
+def generated_dir(root: str | os.PathLike[str] | None = None) -> Path:
+    """Where :func:`generate_headers` writes the headers of the project at ``root``."""
+    return build_dir(root) / "generated"
+
+
+def setup_options(root: str | os.PathLike[str] | None = None) -> dict[str, dict[str, str]]:
+    """``setup(options=...)`` that sends setuptools' build and egg-info to :func:`build_dir`."""
+    out = build_dir(root)
+    out.mkdir(parents=True, exist_ok=True)
+    return {"build": {"build_base": str(out)}, "egg_info": {"egg_base": str(out)}}
 
 
 def load_declarations(module: str, root: str | os.PathLike[str] | None = None) -> types.ModuleType:
@@ -106,7 +134,7 @@ def _write(path: Path, text: str) -> None:
 
 def generate_headers(declarations: str, *, params: str | None = None, params_header: str | None = None,
                      root: str | os.PathLike[str] | None = None) -> Path:
-    """Write the plugin's generated headers; returns their directory.
+    """Write the plugin's generated headers into :func:`generated_dir`; returns that directory.
 
     * ``tvm_device_<name>.h`` for every :class:`DeviceType` in the declarations module
       (:func:`tvmdevice.headers.device_header`: the struct and the ``TVMDevice<Name>*`` prototypes);
@@ -119,7 +147,7 @@ def generate_headers(declarations: str, *, params: str | None = None, params_hea
     from . import headers
 
     base = Path(root if root is not None else os.getcwd()).resolve()
-    out = base / GENERATED_DIR
+    out = generated_dir(base)
     out.mkdir(parents=True, exist_ok=True)
     module = load_declarations(declarations, base)
     device_types = _device_types(module)
@@ -198,4 +226,5 @@ def extensions(modules: Mapping[str, Sequence[str]], *, declarations: str, param
                               language="c"))
     directives = {"language_level": "3", **cythonize_options.pop("compiler_directives", {})}
     include_path = [*cython_include_path(), str(base), *cythonize_options.pop("include_path", [])]
+    cythonize_options.setdefault("build_dir", str(build_dir(base) / "cython"))  # Cython's C too
     return cythonize(exts, include_path=include_path, compiler_directives=directives, **cythonize_options)

@@ -4,7 +4,8 @@ Every struct C sees is declared once, in Python: the device struct in
 ``tvmdevice_cmsis/device.py``, the kernel params structs and the kernel table
 in ``tvmdevice_cmsis/kernel_table.py``.  ``tvmdevice.build`` writes the device
 header and points the compilers at the core's headers and ``.pxd`` files;
-``tvmdevice_cmsis.headers`` adds the params and kernel-table headers.
+``tvmdevice_cmsis.headers`` adds the params and kernel-table headers.  Everything
+the build makes goes outside the source tree (``tvmdevice.build.build_dir``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 
 from setuptools import setup
-from tvmdevice.build import GENERATED_DIR, extensions, load_declarations
+from tvmdevice.build import extensions, generated_dir, load_declarations, setup_options
 
 HERE = Path(__file__).resolve().parent
 
@@ -30,9 +31,9 @@ ext_modules = extensions(
     declarations="tvmdevice_cmsis.device", extra_compile_args=SPEED_FLAGS, root=HERE)
 
 for name, render in load_declarations("tvmdevice_cmsis.headers", HERE).HEADERS.items():
-    path = HERE / GENERATED_DIR / name
+    path = generated_dir(HERE) / name
     text = render()
     if not path.exists() or path.read_text() != text:  # unchanged: nothing recompiles
         path.write_text(text)
 
-setup(ext_modules=ext_modules)
+setup(ext_modules=ext_modules, options=setup_options(HERE))

@@ -43,7 +43,7 @@ def test_declarations_load_without_the_package_and_leave_no_trace(plugin_tree):
 
 def test_headers_are_generated_from_the_declarations(plugin_tree):
     out = build.generate_headers("tvmdevice_gizmo.device", params="PARAMS", root=plugin_tree)
-    assert out == plugin_tree / "build" / "generated"
+    assert out == build.generated_dir(plugin_tree) and not out.is_relative_to(plugin_tree)
     device_h = (out / "tvm_device_gizmo_x.h").read_text()
     assert "} tvm_device_gizmo_x_t;" in device_h and "int32_t TVMDeviceGizmoXInit(tvm_device_gizmo_x_t* device);" \
         in device_h
@@ -76,9 +76,12 @@ def test_extensions_carry_includes_flags_and_expanded_sources(plugin_tree, monke
     (ext,) = build.extensions({"tvmdevice_gizmo._ext": ["tvmdevice_gizmo/_ext.pyx", "csrc/*.c"]},
                               declarations="tvmdevice_gizmo.device", params="PARAMS")
     assert ext.name == "tvmdevice_gizmo._ext"
-    assert ext.sources == ["tvmdevice_gizmo/_ext.c", "csrc/a.c", "csrc/b.c"]
-    assert ext.include_dirs[:3] == [tvmdevice.get_include(), str(plugin_tree / "build" / "generated"),
+    assert ext.sources[1:] == ["csrc/a.c", "csrc/b.c"]
+    assert Path(ext.sources[0]).name == "_ext.c" and Path(ext.sources[0]).is_relative_to(build.build_dir(plugin_tree))
+    assert ext.include_dirs[:3] == [tvmdevice.get_include(), str(build.generated_dir(plugin_tree)),
                                     str(plugin_tree / "csrc")]
+    assert sorted(p.name for p in plugin_tree.rglob("*") if p.is_file() and "__pycache__" not in p.parts) == sorted(
+        ["__init__.py", "device.py", "limits.py", "_ext.pyx", "a.c", "b.c"]), "nothing written into the source tree"
     if sys.platform != "win32":
         assert {"-std=c99", "-Wall", "-Wextra"} <= set(ext.extra_compile_args)
 
