@@ -35,4 +35,8 @@ static inline int8_t tvmd_c_clamp_s8(int32_t x, int32_t lo, int32_t hi) {
 static inline int32_t tvmd_c_min(int32_t a, int32_t b) { return a < b ? a : b; }
 static inline int32_t tvmd_c_max(int32_t a, int32_t b) { return a > b ? a : b; }
 
+/* SOFTMAX's gemmlowp path (softmax.c) for int8 input and an int8 (out_bits 8) or
+ * int16 (out_bits 16) output. */
+int32_t tvmd_c_softmax_gemmlowp(const tvmd_c_softmax_params_t* p, const int8_t* input, void* output, int out_bits);
+
 #endif /* TVMD_C_INTERNAL_H_ */

@@ -1,53 +1,16 @@
 /*
  * SOFTMAX with an int16 output: TFLM's reference_ops::Softmax for int8 input
- * and int16 output (the gemmlowp path of softmax.c, shifted down to 16 bits
- * and offset by -32768), and reference_ops::SoftmaxInt16 (exp and 1/(1+x)
+ * and int16 output (the gemmlowp path of softmax.c, tvmd_c_softmax_gemmlowp,
+ * shifted down to 16 bits and offset by -32768), and reference_ops::SoftmaxInt16 (exp and 1/(1+x)
  * from interpolated 513-entry tables; the row's exps are kept in the output
  * while their sum is formed, as TFLM does).
  */
 #include "fixedpoint.h"
 #include "wide.h"
 
-enum { kScaledDiffIntegerBits = 5, kAccumulationIntegerBits = 12 };
-
-static inline int32_t scaled_exp(const tvmd_c_softmax_params_t* p, int32_t diff) {
-  const int32_t rescaled = tvmd_fp_mul((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
-  return tvmd_fp_exp_on_negative_values(rescaled, kScaledDiffIntegerBits);
-}
-
 int32_t tvmd_c_softmax_s8_s16(const void* params, void* const* buffers, void* resource_handle) {
-  const tvmd_c_softmax_params_t* p = (const tvmd_c_softmax_params_t*)params;
-  const int8_t* input = (const int8_t*)buffers[0];
-  int16_t* output = (int16_t*)buffers[1];
   (void)resource_handle;
-  for (int32_t r = 0; r < p->rows; ++r) {
-    const int8_t* x = input + (size_t)r * (size_t)p->depth;
-    int16_t* y = output + (size_t)r * (size_t)p->depth;
-    int32_t max_in_row = INT8_MIN;
-    for (int32_t c = 0; c < p->depth; ++c) max_in_row = tvmd_c_max(max_in_row, x[c]);
-    int32_t sum_of_exps = 0;
-    for (int32_t c = 0; c < p->depth; ++c) {
-      const int32_t diff = (int32_t)x[c] - max_in_row;
-      if (diff >= p->diff_min) {
-        sum_of_exps = tvmd_c_add_wrap(sum_of_exps,
-                                      tvmd_rounding_divide_by_pot(scaled_exp(p, diff), kAccumulationIntegerBits));
-      }
-    }
-    int num_bits_over_unit;
-    const int32_t shifted_scale = tvmd_fp_get_reciprocal(sum_of_exps, kAccumulationIntegerBits, &num_bits_over_unit);
-    const int exponent = num_bits_over_unit + 31 - 16;
-    if (exponent < 0 || exponent > 31) return TVMD_ERR_KERNEL; /* TFLM's TFLITE_CHECK */
-    for (int32_t c = 0; c < p->depth; ++c) {
-      const int32_t diff = (int32_t)x[c] - max_in_row;
-      if (diff >= p->diff_min) {
-        const int32_t unsat = tvmd_rounding_divide_by_pot(tvmd_fp_mul(shifted_scale, scaled_exp(p, diff)), exponent);
-        y[c] = (int16_t)tvmd_clamp_i32(unsat - 32768, INT16_MIN, INT16_MAX);
-      } else {
-        y[c] = INT16_MIN;
-      }
-    }
-  }
-  return TVMD_OK;
+  return tvmd_c_softmax_gemmlowp((const tvmd_c_softmax_params_t*)params, (const int8_t*)buffers[0], buffers[1], 16);
 }
 
 /* floor(x / 2^n) for n < 32, defined for negative x. */
