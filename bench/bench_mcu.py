@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 from bench_memory import models_folder
 from rich.progress import Progress
+from tvmdevice_cmsis.standalone import call_data
 
 import tvmdevice
 from tvmdevice import firmware
@@ -45,7 +46,6 @@ ANCHOR = {
 TARGET_RATIO = 1.25
 #: Kernel code (the cmsis-nn kernels and the generated run function) on M55 at most this many bytes.
 KERNEL_CODE_LIMIT = 32 * 1024
-_C_TYPES = {"int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "uint8": "uint8_t"}
 
 
 def target_for(cpu: str) -> str:
@@ -102,33 +102,12 @@ def op_class(op_type: str, params: dict) -> str:
     return op_type
 
 
-def _c_array(name: str, values: np.ndarray, const: bool = True) -> str:
-    flat = np.asarray(values).reshape(-1)
-    body = f" = {{{', '.join(str(int(v)) for v in flat)}}}" if const else ""
-    return f"static {'const ' if const else ''}{_C_TYPES[flat.dtype.name]} {name}[{max(flat.size, 1)}]{body};\n"
-
-
 def operator_program(call, arrays: list) -> str:
     """main(): Init, Open, Activate, the kernel between the region markers, Deactivate; argv[1] gets the output."""
     lines = ['#include <stdio.h>\n#include <stdint.h>\n\n#include "tvmdevice_fw.h"\n',
              '#include "tvm_device_cmsis_nn.h"\n#include "tvmd_cmsis_nn.h"\n\n']
-    buffers = []
-    for k, (spec, array) in enumerate(zip(call.params.buffers, arrays)):
-        if array is None:
-            buffers.append("NULL")
-            continue
-        lines.append(_c_array(f"b{k}", array, const=not spec.output))
-        buffers.append(f"(void*)b{k}")
-    if call.scratch_bytes:
-        lines.append(f"static int32_t scratch[{(call.scratch_bytes + 3) // 4}];\n")
-        buffers.append("(void*)scratch")
-    names = {}
-    for f in call.params.layout.fields:
-        value = call.params.values[f.name]
-        if f.is_pointer and value is not None:
-            names[f.name] = f"p_{f.name}"
-            lines.append(_c_array(names[f.name], value))
-    lines.append(call.params.c_initializer("params", names))
+    data, buffers = call_data(call, arrays)
+    lines.append(data)
     out = len(arrays) - 1
     lines.append(
         "\nint main(int argc, char** argv) {\n"

@@ -26,11 +26,11 @@ from tvmdevice.export import EXPORT_CPUS, DeviceSources
 from tvmdevice_cmsis import kernels
 from tvmdevice_cmsis.device import DEVICE_TYPE
 from tvmdevice_cmsis.export import CONFIGURE, configured_fields
+from tvmdevice_cmsis.standalone import call_data
 
 from conftest import op_arrays, random_inputs, single
 
 OPTIONS = {"scratch_kb": 64, "mcpu": "cortex-m55"}
-_C_TYPES = {"int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "uint8": "uint8_t"}
 
 
 def _require(cpu: str, run: bool = True) -> None:
@@ -106,34 +106,13 @@ def test_every_source_compiles_warning_free_with_the_firmware_flags(tmp_path, cp
 
 
 # ------------------------------------------------------- one kernel in firmware
-def _c_array(name: str, values: np.ndarray, const: bool = True) -> str:
-    flat = np.asarray(values).reshape(-1)
-    body = f" = {{{', '.join(str(int(v)) for v in flat)}}}" if const else ""
-    return f"static {'const ' if const else ''}{_C_TYPES[flat.dtype.name]} {name}[{max(flat.size, 1)}]{body};\n"
-
-
 def _program(call, arrays: list, symbol: str) -> str:
     """main(): the generated open/run/close sequence around one kernel call; argv[1] gets the output."""
     lines = ["#include <stdio.h>\n#include <stdint.h>\n\n",
              '#include "tvm_device_cmsis_nn.h"\n#include "tvmd_cmsis_nn.h"\n\n',
              f"int32_t {CONFIGURE}(tvm_device_cmsis_nn_t* device);\n\n"]
-    buffers = []
-    for k, (spec, array) in enumerate(zip(call.params.buffers, arrays)):
-        if array is None:
-            buffers.append("NULL")
-            continue
-        lines.append(_c_array(f"b{k}", array, const=not spec.output))
-        buffers.append(f"(void*)b{k}")
-    if call.scratch_bytes:
-        lines.append(f"static int32_t scratch[{(call.scratch_bytes + 3) // 4}];\n")
-        buffers.append("(void*)scratch")
-    names = {}
-    for f in call.params.layout.fields:
-        value = call.params.values[f.name]
-        if f.is_pointer and value is not None:
-            names[f.name] = f"p_{f.name}"
-            lines.append(_c_array(names[f.name], value))
-    lines.append(call.params.c_initializer("params", names))
+    data, buffers = call_data(call, arrays)
+    lines.append(data)
     out = len(arrays) - 1
     lines.append(
         "\nint main(int argc, char** argv) {\n"
