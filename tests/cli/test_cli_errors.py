@@ -72,10 +72,13 @@ def test_same_size_other_shape_runs_only_with_reshape(files):
     (["export", "nosuch.tflite", "-o", "out"], ["does not exist"]),
     (["run", "."], ["is not an export", "metadata.json"]),
     (["info", "."], ["is a directory"]),
-    (["run", "setup.py"], ["is not a model file", "int8-quantized TFLite"]),
+    (["run", "notes.py"], ["is not a model file", "int8-quantized TFLite"]),
 ])
-def test_model_file_problems(args, words):
-    one_line_error(cli(*args, cwd=Path(__file__).parents[2]), *words)
+def test_model_file_problems(tmp_path, args, words):
+    # In a folder of its own: run from the source tree, `python -m tvmdevice` would import the
+    # uncompiled sources instead of the installed package.
+    (tmp_path / "notes.py").write_text("print('not a model')\n")
+    one_line_error(cli(*args, cwd=tmp_path), *words)
 
 
 def test_float_model_says_it_must_be_int8_quantized(tmp_path):
