@@ -45,15 +45,7 @@ static void broadcast_loop(const tvmd_c_elementwise_params_t* p, void* const* bu
       out[o + (size_t)j] = one(p, in1[o1 + (size_t)j * (size_t)s1], in2[o2 + (size_t)j * (size_t)s2]);
     }
     o += (size_t)row;
-    for (int d = last - 1; d >= 0; --d) {
-      o1 += (size_t)p->in1_strides[d];
-      o2 += (size_t)p->in2_strides[d];
-      if (++index[d] < p->out_shape[d]) break;
-      /* Unsigned wrap-around brings the offsets back exactly. */
-      o1 -= (size_t)p->in1_strides[d] * (size_t)p->out_shape[d];
-      o2 -= (size_t)p->in2_strides[d] * (size_t)p->out_shape[d];
-      index[d] = 0;
-    }
+    tvmd_c_broadcast_next_row(p, index, &o1, &o2);
   }
 }
 

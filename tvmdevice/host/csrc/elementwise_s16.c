@@ -54,15 +54,7 @@ static void walk(const tvmd_c_elementwise_params_t* p, void* const* buffers, int
       }
     }
     o += (size_t)row;
-    for (int d = last - 1; d >= 0; --d) {
-      o1 += (size_t)p->in1_strides[d];
-      o2 += (size_t)p->in2_strides[d];
-      if (++index[d] < p->out_shape[d]) break;
-      /* Unsigned wrap-around brings the offsets back exactly. */
-      o1 -= (size_t)p->in1_strides[d] * (size_t)p->out_shape[d];
-      o2 -= (size_t)p->in2_strides[d] * (size_t)p->out_shape[d];
-      index[d] = 0;
-    }
+    tvmd_c_broadcast_next_row(p, index, &o1, &o2);
   }
 }
 
