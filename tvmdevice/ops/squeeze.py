@@ -27,6 +27,9 @@ MAX_SQUEEZE_RANK = 8
 def _expected(graph: Graph, op: Operator, inp: Tensor, axis_t: Tensor | None) -> tuple[int, ...]:
     shape = m.dims(inp)
     if op.type == "EXPAND_DIMS":
+        if axis_t is not None and len(axis_t.shape) > 1:  # TFLM's expand_dims.cc: a scalar or 1-D axis
+            raise c.malformed(op, f"axis tensor {axis_t.index} has {len(axis_t.shape)} dimensions; "
+                                  "EXPAND_DIMS takes a scalar or a 1-D axis")
         ax = m.constant_ints(op, axis_t, "axis", 1)[0]
         ax = m.axis(op, ax, len(shape) + 1)
         return shape[:ax] + (1,) + shape[ax:]
