@@ -353,6 +353,10 @@ class CaseSource:
         self.files = self.shared + [(name, serialize(spec)) for name, spec in self.specs]
         self.ranges = {name: _table_ranges(data) for name, data in self.files}
 
+    def input_seed(self, i: int) -> int:
+        """The seed of case ``i``'s random inputs: its number."""
+        return i
+
     def case(self, i: int) -> tuple[bytes, str]:
         rng = random.Random(f"{self.seed}:{i}")
         if rng.random() < 0.5 and self.specs:
@@ -379,6 +383,15 @@ class ReplaySource:
 
     def case(self, i: int) -> tuple[bytes, str]:
         return self.paths[i].read_bytes(), f"replay {self.paths[i]}"
+
+    def input_seed(self, i: int) -> int:
+        """The inputs' seed: the campaign's case number from the finding's ``.json`` note, so that
+        a replay feeds the inputs the finding was made with (else ``i``)."""
+        note = self.paths[i].with_suffix(".json")
+        try:
+            return int(json.loads(note.read_text())["case"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return i
 
 
 def serialize_fallback(spec: Any) -> bytes:
@@ -445,32 +458,12 @@ def _tvm_case(data: bytes, targets: list[str], seed: int) -> dict[str, Any]:
     return result
 
 
-def _tflm_interpreter(runtime: Any, data: bytes) -> Any:
-    """TFLM's interpreter on ``data``, as a device would build it.
-
-    ``Interpreter.__init__`` first walks the model in Python to count
-    resource variables (a helper of the Python wrapper, not part of TFLM);
-    on a malformed file that walk raises struct/Type/Value errors before TFLM
-    sees the bytes.  Then the C++ wrapper is built directly with no resource
-    variables, so the refusal (or crash) observed is TFLM's own.
-    """
-    arena = max(1 << 20, 16 * len(data))
-    try:
-        runtime.count_resource_variables(data)
-    except Exception:  # noqa: BLE001 - the Python helper cannot read the file; TFLM may still
-        interp = runtime.Interpreter.__new__(runtime.Interpreter)
-        interp._interpreter = runtime._runtime.InterpreterWrapper(
-            data, [], arena, 0, runtime._ENUM_TRANSLATOR[runtime.InterpreterConfig.kAllocationRecording], 0)
-        return interp
-    return runtime.Interpreter.from_bytes(data, arena_size=arena)
-
-
 def _tflm_case(data: bytes, shapes: list[tuple[tuple[int, ...], str]] | None, seed: int) -> dict[str, Any]:
-    from tflite_micro.python.tflite_micro import runtime
+    from tvmdevice.testing.oracle import tflm_interpreter
 
     stage = "load"
     try:
-        interp = _tflm_interpreter(runtime, data)
+        interp = tflm_interpreter(data, arena_size=max(1 << 20, 16 * len(data)))
         stage = "input"
         if shapes is None:
             shapes = []
@@ -764,7 +757,8 @@ class Campaign:
             while (i := self.take()) is not None:
                 with self.lock:
                     data, how = self.source.case(i)
-                tvm, tflm = self.run_case(tvm_w, tflm_w, data, i)
+                    seed = self.source.input_seed(i)
+                tvm, tflm = self.run_case(tvm_w, tflm_w, data, seed)
                 findings, classes, tflm_class = judge(tvm, tflm, self.targets)
                 if any(f.startswith(("mismatch", "tflm-refuses")) for f in findings):
                     why = tflm_undefined(data)
@@ -777,7 +771,7 @@ class Campaign:
                         tflm_class = "tflm-undefined"
                 if findings and self.args.minimize and all(
                         f.startswith(("tflm-refuses", "mismatch", "raw-exception")) for f in findings):
-                    data = self.minimized(tvm_w, tflm_w, data, i, {f.split(":")[0] for f in findings})
+                    data = self.minimized(tvm_w, tflm_w, data, seed, {f.split(":")[0] for f in findings})
                 self.record(i, data, how, findings, classes, tflm_class, tvm, tflm)
         finally:
             tvm_w.close()

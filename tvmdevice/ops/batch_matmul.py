@@ -86,7 +86,8 @@ def analyze(graph: Graph, op: Operator) -> BatchMatMulData:
     s_l, z_l = c.per_tensor_int8(op, lhs, "lhs")
     s_r, z_r = c.per_tensor_int8(op, rhs, "rhs")
     s_o, z_o = c.per_tensor_int8(op, out, "output")
-    mult, shift = c.multiplier(op, float(np.float32(s_l) * np.float32(s_r)) / s_o)
+    # The scale product in double, as tflite-micro rounds (see ops/fully_connected.py).
+    mult, shift = c.multiplier(op, s_l * s_r / s_o)
     batch = g["batch"]
     return BatchMatMulData(
         op_index=op.index, op_type=op.type, out_batch=(1,) * (MAX_RANK - 2 - len(batch)) + batch,

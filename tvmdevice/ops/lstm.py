@@ -200,8 +200,9 @@ def analyze(graph: Graph, op: Operator) -> LstmData:
             if w_zp != 0:
                 raise c.refuse(op, f"{SIGNATURE.inputs[k].name} tensor {w.index} has zero point {w_zp}; TFLM's "
                                    "LSTM weights are symmetric")
-            # GetQuantizedConvolutionMultipler: the float32 product, widened, over the Q3.12 scale.
-            scales.append(r.f32(x_scale * w_scale) / GATE_INPUT_SCALE)
+            # GetQuantizedConvolutionMultipler: the scale product in double, as tflite-micro
+            # rounds (see ops/fully_connected.py), over the Q3.12 scale.
+            scales.append(x_scale * w_scale / GATE_INPUT_SCALE)
         real_in.append(scales[0])
         real_rec.append(scales[1])
     in_mult, in_shift = c.multipliers(op, real_in)

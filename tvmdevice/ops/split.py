@@ -52,6 +52,14 @@ class SplitData(OpData):
     itemsize: int
 
 
+def _count_option(op: Operator, name: str, count: int, role: str) -> None:
+    # TFLM's pack.cc and unpack.cc loop over the option's count, not the operands (an
+    # option that disagrees leaves outputs unwritten); LiteRT's prepare requires them equal.
+    value = int(op.options.get(name, count))
+    if value != count:
+        raise c.malformed(op, f"option {name} is {value} but the operator has {count} {role}")
+
+
 def _split_parts(graph: Graph, op: Operator) -> tuple[Tensor, list[Tensor], SplitData]:
     n_in = {"SPLIT": 2, "SPLIT_V": 3, "UNPACK": 1}[op.type]
     if len(op.inputs) != n_in:
@@ -64,6 +72,7 @@ def _split_parts(graph: Graph, op: Operator) -> tuple[Tensor, list[Tensor], Spli
     shape = m.dims(inp)
     rank = len(shape)
     if op.type == "UNPACK":
+        _count_option(op, "num", len(outs), "outputs")
         ax = m.axis(op, int(op.options.get("axis", 0)), rank)
         if len(outs) != shape[ax]:
             raise c.malformed(op, f"unpacks {shape[ax]} slices along axis {ax} into {len(outs)} outputs")
@@ -99,6 +108,7 @@ def _pack_parts(graph: Graph, op: Operator) -> tuple[list[Tensor], Tensor, Conca
     if any(t is None for t in rest):
         raise c.malformed(op, "an input is absent")
     ins = first + [t for t in rest if t is not None]
+    _count_option(op, "values_count", len(ins), "inputs")
     shape = m.dims(ins[0])
     ax = m.axis(op, int(op.options.get("axis", 0)), len(shape) + 1)
     for t in ins:

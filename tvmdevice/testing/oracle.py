@@ -9,13 +9,38 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["TFLMRun", "tflm_run"]
+__all__ = ["TFLMRun", "tflm_interpreter", "tflm_run"]
 
 
 def _arena_size(model: bytes) -> int:
     # TFLM's Python default arena (10x the model size) is too small for tiny
     # generated models, and the interpreter crashes instead of failing then.
     return max(1 << 20, 16 * len(model))
+
+
+def tflm_interpreter(model: bytes, arena_size: int | None = None):
+    """TFLM's interpreter on ``model``, built as a device would build it.
+
+    ``Interpreter.from_bytes`` first walks the model in Python to count
+    resource variables (a helper of the Python wrapper, not part of TFLM); on
+    a malformed file that walk raises struct/Type/Value errors before TFLM
+    sees the bytes.  Then the C++ wrapper is built directly with no resource
+    variables, so the refusal (or crash) observed is TFLM's own.
+
+    :raises RuntimeError: when TFLM refuses the model.
+    """
+    from tflite_micro.python.tflite_micro import runtime
+
+    model = bytes(model)
+    arena = arena_size if arena_size is not None else _arena_size(model)
+    try:
+        runtime.count_resource_variables(model)
+    except Exception:  # noqa: BLE001 - the Python helper cannot read the file; TFLM may still
+        interp = runtime.Interpreter.__new__(runtime.Interpreter)
+        interp._interpreter = runtime._runtime.InterpreterWrapper(
+            model, [], arena, 0, runtime._ENUM_TRANSLATOR[runtime.InterpreterConfig.kAllocationRecording], 0)
+        return interp
+    return runtime.Interpreter.from_bytes(model, arena_size=arena)
 
 
 class TFLMRun:

@@ -112,6 +112,14 @@ def _quantized_bias_type(o: Any) -> None:
         raise _MalformedOption(f"quantized_bias_type {value} is not a tensor type (TFLM refuses the operator)")
 
 
+def _tensor_type(code: int) -> str:
+    # TFLM's ParseArgMax / ParseArgMin convert output_type with ConvertTensorType,
+    # which refuses a code that is no TensorType ("Unsupported data type").
+    if code not in TFLM_TENSOR_TYPES:
+        raise _MalformedOption(f"output_type {code} is not a tensor type (TFLM refuses the operator)")
+    return TYPE_NAMES.get(code, str(code))
+
+
 def _activation(code: int) -> str:
     if code not in _ACTIVATIONS:
         names = {v: k for k, v in vars(tflite.ActivationFunctionType).items() if not k.startswith("_")}
@@ -221,9 +229,9 @@ _DECODERS: dict[str, tuple[int, type, Callable[[Any], dict[str, Any]], bool]] = 
     "LEAKY_RELU": (tflite.BuiltinOptions.LeakyReluOptions, tflite.LeakyReluOptions,
                    lambda o: {"alpha": float(o.Alpha())}, False),
     "ARG_MAX": (tflite.BuiltinOptions.ArgMaxOptions, tflite.ArgMaxOptions,
-                lambda o: {"output_type": TYPE_NAMES.get(o.OutputType(), str(o.OutputType()))}, False),
+                lambda o: {"output_type": _tensor_type(o.OutputType())}, False),
     "ARG_MIN": (tflite.BuiltinOptions.ArgMinOptions, tflite.ArgMinOptions,
-                lambda o: {"output_type": TYPE_NAMES.get(o.OutputType(), str(o.OutputType()))}, False),
+                lambda o: {"output_type": _tensor_type(o.OutputType())}, False),
     "TRANSPOSE_CONV": (tflite.BuiltinOptions.TransposeConvOptions, tflite.TransposeConvOptions,
                        lambda o: {"padding": _padding(o.Padding()), "stride_h": o.StrideH(), "stride_w": o.StrideW(),
                                   "fused_activation": _activation(o.FusedActivationFunction())}, True),

@@ -327,6 +327,10 @@ class _Reader:
         if op_type not in _schema.SUPPORTED_OPS:
             raise UnsupportedOperatorError(
                 f"{where} is not supported; supported operators: {', '.join(sorted(_schema.SUPPORTED_OPS))}")
+        if not op.CustomOptionsIsNone():
+            # TFLM's allocator refuses a builtin operator that carries custom options at all.
+            raise ModelFormatError(f"{where} is a builtin operator with custom options "
+                                   "(tflite-micro refuses such a file)")
         n_t = len(tensors_raw)
         ins = self._ints(op.InputsIsNone(), op.InputsAsNumpy, op.InputsLength(), f"{where} inputs")
         outs = self._ints(op.OutputsIsNone(), op.OutputsAsNumpy, op.OutputsLength(), f"{where} outputs")

@@ -124,7 +124,7 @@ def analyze_fully_connected(graph: Graph, op: Operator) -> FullyConnected16Data:
         filter_scale = np.float32(filt.quant.scale[0])
         if bias is not None:
             base_fc._check_bias_scale(op, bias, in_scale, float(filter_scale), out_scale)
-        real = [float(np.float32(in_scale) * filter_scale) / out_scale] * out_ch
+        real = [in_scale * float(filter_scale) / out_scale] * out_ch  # the double product: ops/fully_connected.py
         filter_offset = -int(filt.quant.zero_point[0])
     mult, shift = c.multipliers(op, real)
     _check_wide_shifts(op, shift, bits)
