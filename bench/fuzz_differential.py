@@ -428,13 +428,17 @@ def _input_arrays(shapes: list[tuple[tuple[int, ...], str]], seed: int) -> list[
 def _tvm_case(data: bytes, targets: list[str], seed: int) -> dict[str, Any]:
     import tvmdevice
     from tvmdevice import errors
+    from tvmdevice.aot.frontend import load_tflite
 
     result: dict[str, Any] = {"targets": {}}
+    graph: Any = None
     for target in targets:
         stage = "compile"
         try:
-            compiled = tvmdevice.compile(data, target=target)
-            graph = compiled.graph
+            if graph is None:  # read once: the file is the same for every target
+                graph = load_tflite(data, name="default")
+                result["tensor_bytes"] = sum(t.nbytes for t in graph.tensors)
+            compiled = tvmdevice.compile(graph, target=target)
             shapes = [(tuple(graph.tensors[i].shape), np.dtype(graph.tensors[i].dtype).str) for i in graph.inputs]
             result["shapes"] = shapes
             inputs = _input_arrays(shapes, seed)
@@ -458,12 +462,21 @@ def _tvm_case(data: bytes, targets: list[str], seed: int) -> dict[str, Any]:
     return result
 
 
-def _tflm_case(data: bytes, shapes: list[tuple[tuple[int, ...], str]] | None, seed: int) -> dict[str, Any]:
+def tflm_arena(data: bytes, tensor_bytes: int | None, mem_mb: int) -> int:
+    """TFLM's arena for a case: 16x the file (at least 1 MiB), or room for every tensor tvmdevice
+    read from it twice over when that is more (so that a big but valid model is not refused for
+    our arena), within a quarter of the worker's memory limit."""
+    arena = max(1 << 20, 16 * len(data), 2 * (tensor_bytes or 0) + (256 << 10))
+    return min(arena, (mem_mb << 20) // 4) if mem_mb > 0 else arena
+
+
+def _tflm_case(data: bytes, shapes: list[tuple[tuple[int, ...], str]] | None, seed: int,
+               arena: int | None = None) -> dict[str, Any]:
     from tvmdevice.testing.oracle import tflm_interpreter
 
     stage = "load"
     try:
-        interp = tflm_interpreter(data, arena_size=max(1 << 20, 16 * len(data)))
+        interp = tflm_interpreter(data, arena_size=arena or tflm_arena(data, None, 0))
         stage = "input"
         if shapes is None:
             shapes = []
@@ -517,8 +530,8 @@ def _worker_main(conn: Any, kind: str, mem_mb: int, quiet: bool) -> None:
             data, targets, seed = msg
             conn.send(_tvm_case(data, targets, seed))
         else:
-            data, shapes, seed = msg
-            conn.send(_tflm_case(data, shapes, seed))
+            data, shapes, seed, arena = msg
+            conn.send(_tflm_case(data, shapes, seed, arena))
 
 
 class Worker:
@@ -747,7 +760,9 @@ class Campaign:
                  ) -> tuple[tuple[str, Any], tuple[str, Any]]:
         tvm = tvm_w.call((data, self.targets, case_seed), self.args.time_limit)
         shapes = tvm[1].get("shapes") if tvm[0] == "ok" else None
-        tflm = tflm_w.call((data, shapes, case_seed), self.args.time_limit)
+        tensor_bytes = tvm[1].get("tensor_bytes") if tvm[0] == "ok" else None
+        arena = tflm_arena(data, tensor_bytes, self.args.mem_limit)
+        tflm = tflm_w.call((data, shapes, case_seed, arena), self.args.time_limit)
         return tvm, tflm
 
     def slot(self, k: int, ctx: Any) -> None:
