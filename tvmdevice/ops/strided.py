@@ -66,7 +66,8 @@ def _transpose(graph: Graph, op: Operator) -> tuple[Tensor, Tensor, CopyData]:
     (inp, perm_t), _, out = c.operands(graph, op, 2)
     shape = m.dims(inp)
     if len(perm_t.shape) != 1:  # TFLM's transpose_common.cc: NumDimensions(perm) == 1
-        raise c.malformed(op, f"perm tensor {perm_t.index} has {len(perm_t.shape)} dimensions; TRANSPOSE takes a 1-D perm")
+        raise c.malformed(op, f"perm tensor {perm_t.index} has {len(perm_t.shape)} dimensions; "
+                              "TRANSPOSE takes a 1-D perm")
     perm = m.constant_ints(op, perm_t, "perm", len(shape))
     if sorted(perm) != list(range(len(shape))):
         raise c.malformed(op, f"perm {list(perm)} is not a permutation of {len(shape)} dimensions")
