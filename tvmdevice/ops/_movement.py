@@ -90,6 +90,12 @@ def constant_ints(op: Operator, t: Tensor | None, role: str, length: int | None 
     return tuple(int(v) for v in values)
 
 
+def require_vector(op: Operator, t: Tensor, role: str) -> None:
+    """A 1-D index operand, as TFLM's prepare requires of a TRANSPOSE perm or SLICE's begin and size."""
+    if len(t.shape) != 1:
+        raise c.malformed(op, f"{role} tensor {t.index} has {len(t.shape)} dimensions; {op.type} takes a 1-D {role}")
+
+
 def axis(op: Operator, value: int, rank: int, role: str = "axis") -> int:
     """``value`` made non-negative for a tensor of ``rank`` dimensions (a format error when out of range)."""
     resolved = value + rank if value < 0 else value

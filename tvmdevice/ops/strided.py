@@ -65,9 +65,7 @@ def _rank_limit(op: Operator, rank: int) -> None:
 def _transpose(graph: Graph, op: Operator) -> tuple[Tensor, Tensor, CopyData]:
     (inp, perm_t), _, out = c.operands(graph, op, 2)
     shape = m.dims(inp)
-    if len(perm_t.shape) != 1:  # TFLM's transpose_common.cc: NumDimensions(perm) == 1
-        raise c.malformed(op, f"perm tensor {perm_t.index} has {len(perm_t.shape)} dimensions; "
-                              "TRANSPOSE takes a 1-D perm")
+    m.require_vector(op, perm_t, "perm")  # TFLM's transpose_common.cc
     perm = m.constant_ints(op, perm_t, "perm", len(shape))
     if sorted(perm) != list(range(len(shape))):
         raise c.malformed(op, f"perm {list(perm)} is not a permutation of {len(shape)} dimensions")
@@ -83,6 +81,8 @@ def _slice(graph: Graph, op: Operator) -> tuple[Tensor, Tensor, CopyData]:
     shape = m.dims(inp)
     if np.dtype(begin_t.dtype) != np.dtype(size_t.dtype):
         raise c.malformed(op, "begin and size tensors must have the same type")
+    m.require_vector(op, begin_t, "begin")  # TFLM's slice.cc
+    m.require_vector(op, size_t, "size")
     begin = m.constant_ints(op, begin_t, "begin", len(shape))
     size = m.constant_ints(op, size_t, "size", len(shape))
     resolved = []
