@@ -92,7 +92,13 @@ def analyze(graph: Graph, op: Operator) -> OpData:
     s_out, z_out = c.per_tensor_int8(op, out, "output")
     size = c.count(inp.shape)
     if op.type == "RELU6":
-        six = max(-128, min(127, _quantized(6.0, s_in) + z_in))
+        q6 = _quantized(6.0, s_in)
+        if not -(2**31) <= q6 < 2**31:
+            # FloatToQuantizedType converts 6 / scale to int32: past its range that is undefined
+            # behaviour in TFLM (x86 gives INT_MIN, so every output is -128), nothing to match.
+            raise c.refuse(op, f"input scale {s_in:g} puts 6.0 at {q6:.3g} steps, outside int32: TFLM's RELU6 "
+                               "bound is undefined behaviour there")
+        six = max(-128, min(127, q6 + z_in))
         return Relu6Data(op_index=op.index, op_type=op.type, size=size, zero=z_in, six=six)
     if op.type == "LEAKY_RELU":
         alpha = float(np.float32(op.options.get("alpha", 0.0)))
