@@ -61,7 +61,7 @@ def test_a_plugin_declaring_a_new_variant_appears_without_editing_the_table():
     assert rows["MY_OWN_OP"].dtypes == "(the device's own)" and rows["MY_OWN_OP"].devices == ("npu",)
     # with a PAD:int16 variant declared, the base PAD row covers int8 only
     assert rows["PAD"].dtypes == "int8" and rows["PAD"].devices == ()
-    assert table.columns[0].limits == ("-max_kernel=7",)
+    assert table.columns[0].options == ("-max_kernel=7",)
 
 
 @pytest.mark.parametrize("op_type, variant, variants, label", [

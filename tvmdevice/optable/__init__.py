@@ -7,8 +7,8 @@ every installed device declares (:attr:`~tvmdevice.device_type.DeviceType.operat
 device declares; each row's data types come from the operator layer's
 signature (:data:`tvmdevice.ops.OPERATORS`).  A device's claim is subject to
 its parameter checks when an operator is prepared (a refusal names the
-limit and placement falls back to the next device); the device's notes name
-the numeric target options that bound it.
+limit and placement falls back to the next device); each device's column
+names its numeric target options, among them those limits.
 
 ``tvmdevice plugins --ops`` prints it; ``python -m tvmdevice.optable`` prints
 the README's sections (:mod:`tvmdevice.optable.render`).
@@ -60,13 +60,13 @@ class Column:
 
     :ivar name: the device name.
     :ivar distribution: the distribution that ships it.
-    :ivar limits: its numeric target options with their defaults (``"-max_kernel=16"``): what
-        bounds the operators it declares.
+    :ivar options: its numeric target options with their defaults (``"-max_kernel=16"``), among
+        them the limits its parameter checks apply to the operators it declares.
     """
 
     name: str
     distribution: str
-    limits: tuple[str, ...]
+    options: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class OperatorTable:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "devices": [{"name": c.name, "distribution": c.distribution, "limits": list(c.limits)}
+            "devices": [{"name": c.name, "distribution": c.distribution, "options": list(c.options)}
                         for c in self.columns],
             "operators": [{"operator": r.op_type, "key": r.key, "dtypes": r.dtypes, "devices": list(r.devices),
                            **({"note": r.note} if r.note else {})} for r in self.rows],
@@ -128,7 +128,7 @@ def dtype_label(op_type: str, variant: str, variants: set[str]) -> str:
     return f"{', '.join(ins)} → {', '.join(outs)}"
 
 
-def _limits(t: "DeviceType") -> tuple[str, ...]:
+def _numeric_options(t: "DeviceType") -> tuple[str, ...]:
     return tuple(f"-{o.name}={o.default}" for o in t.options if o.type in (int, float))
 
 
@@ -141,7 +141,7 @@ def build(registry: "Registry | None" = None) -> OperatorTable:
     records = [r for r in registry.records() if r.status == "loaded"]
     types = [(t, r.distribution) for r in records for t in r.device_types]
     types.sort(key=lambda pair: (not pair[0].is_host, pair[0].name))
-    columns = tuple(Column(t.name, dist, _limits(t)) for t, dist in types)
+    columns = tuple(Column(t.name, dist, _numeric_options(t)) for t, dist in types)
     keys = {k for t, _ in types for k in t.operators} | set(OPERATORS)
     variants: dict[str, set[str]] = {}
     for key in keys:

@@ -25,7 +25,7 @@ MARK = "\u2713"
 
 
 def _device_notes(table: OperatorTable) -> list[str]:
-    return [f"{c.name} ({c.distribution}): limits {', '.join(c.limits) or 'none declared'}" for c in table.columns]
+    return [f"{c.name} ({c.distribution}): options {', '.join(c.options) or 'none'}" for c in table.columns]
 
 
 def rich_table(table: OperatorTable) -> "Table":
@@ -45,7 +45,7 @@ def rich_table(table: OperatorTable) -> "Table":
 
 
 def markdown_operators(table: OperatorTable) -> str:
-    """The table as markdown, with each device's declared limits after it."""
+    """The table as markdown, with each device's numeric target options after it."""
     head = ["operator", "dtypes", *(f"`{c.name}`" for c in table.columns), "note"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in table.rows:
@@ -53,9 +53,9 @@ def markdown_operators(table: OperatorTable) -> str:
         lines.append("| " + " | ".join([r.op_type, r.dtypes, *marks, r.note]) + " |")
     lines += ["", f"{MARK}: the device declares the operator variant (its kernel key). The claim holds within the "
                   "device's parameter checks: an operator beyond them is refused when it is prepared, the refusal "
-                  "naming the limit, and placement runs it on the next device. Declared limits (target options, "
-                  "defaults):", ""]
-    lines += [f"- `{c.name}` ({c.distribution}): {', '.join(f'`{x}`' for x in c.limits) or 'none declared'}"
+                  "naming the limit, and placement runs it on the next device. Each device's numeric target "
+                  "options (defaults), among them those limits:", ""]
+    lines += [f"- `{c.name}` ({c.distribution}): {', '.join(f'`{x}`' for x in c.options) or 'none'}"
               for c in table.columns]
     return "\n".join(lines) + "\n"
 
