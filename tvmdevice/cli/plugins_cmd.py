@@ -27,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="with --probe: seconds each plugin's import may take (default TVMDEVICE_PROBE_TIMEOUT or 20)")
     p.add_argument("--ops", action="store_true",
                    help="print the operator table: every operator and data-type variant (int8, int16x8, "
-                        "float32 -> int16...) and which installed device declares it, with each device's numeric options")
+                        "float32 -> int16...), which installed device declares it, each device's numeric options")
     p.add_argument("--markdown", action="store_true",
                    help="with --ops: print the table as markdown (the README's operator section)")
     p.set_defaults(func=run)

@@ -80,6 +80,10 @@ def _table() -> OperatorTable:
     return build()
 
 
+def _replacement(body: str) -> Callable[["re.Match[str]"], str]:
+    return lambda m: m.group(1) + body + m.group(2)
+
+
 def update(text: str, names: tuple[str, ...] = tuple(SECTIONS)) -> str:
     """``text`` with the generated sections ``names`` rewritten between their markers.
 
@@ -90,6 +94,5 @@ def update(text: str, names: tuple[str, ...] = tuple(SECTIONS)) -> str:
                              re.DOTALL)
         if not pattern.search(text):
             raise ValueError(f"no <!-- optable:{name} --> ... <!-- /optable:{name} --> markers")
-        body = SECTIONS[name]()
-        text = pattern.sub(lambda m, body=body: m.group(1) + body + m.group(2), text)
+        text = pattern.sub(_replacement(SECTIONS[name]()), text)
     return text
