@@ -9,9 +9,7 @@ import pytest
 from arith_models import BY_OPERATOR, CASES
 
 import tvmdevice
-from tvmdevice.aot.builder import ModelBuilder
 from tvmdevice.aot.frontend import load_tflite
-from tvmdevice.errors import UnsupportedOperatorError
 from tvmdevice.host import kernels
 from tvmdevice.testing.oracle import tflm_run
 
@@ -79,18 +77,6 @@ def test_every_operator_of_the_issue_has_cases():
     assert set(BY_OPERATOR) == {
         "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "RELU", "RELU6", "LEAKY_RELU", "HARD_SWISH", "PRELU",
         "SUM", "REDUCE_MAX", "ARG_MAX", "ARG_MIN", "TRANSPOSE_CONV", "BATCH_MATMUL", "LOG_SOFTMAX"}
-
-
-def test_relu_n1_to_1_is_refused_like_tflite_micro_refuses_it():
-    # TFLM registers no RELU_N1_TO_1 kernel: tflite-micro cannot load such a model, so there is no
-    # oracle to be bit-exact with, and the importer refuses it saying why.
-    b = ModelBuilder(name="relu_n1_to_1")
-    b.output(b.relu_n1_to_1(b.input((2, 64), 0.02, 0)))
-    model = b.build()
-    with pytest.raises(RuntimeError):
-        tflm_run(model, [np.zeros((2, 64), np.int8)])
-    with pytest.raises(UnsupportedOperatorError, match="TFLM registers no RELU_N1_TO_1 kernel"):
-        load_tflite(model)
 
 
 def test_woofles_transpose_conv_refusal_names_its_limit():

@@ -297,7 +297,7 @@ def test_supported_set():
         "TRANSPOSE", "SLICE", "STRIDED_SLICE", "BROADCAST_TO", "SPLIT", "SPLIT_V", "UNPACK", "PACK", "SQUEEZE",
         "EXPAND_DIMS", "GATHER", "PADV2", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
         # arithmetic and activations
-        "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU", "RELU", "RELU6", "LEAKY_RELU",
+        "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU", "RELU", "RELU6", "LEAKY_RELU", "RELU_N1_TO_1",
         "HARD_SWISH", "SUM", "REDUCE_MAX", "ARG_MAX", "ARG_MIN", "TRANSPOSE_CONV", "BATCH_MATMUL",
         "LOG_SOFTMAX",
         # recurrent

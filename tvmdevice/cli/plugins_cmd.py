@@ -1,4 +1,9 @@
-"""``tvmdevice plugins``: list device plugins, their devices and status; ``--probe`` re-probes them."""
+"""``tvmdevice plugins``: list device plugins, their devices and status; ``--probe`` re-probes them.
+
+``--ops`` prints the operator table instead (:mod:`tvmdevice.optable`): every
+operator and data-type variant against every installed device, as a table,
+as ``--json`` or as the README's ``--markdown``.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +25,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "or it is probed again)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="with --probe: seconds each plugin's import may take (default TVMDEVICE_PROBE_TIMEOUT or 20)")
+    p.add_argument("--ops", action="store_true",
+                   help="print the operator table: every operator and data-type variant (int8, int16x8, "
+                        "float32 -> int16...), which installed device declares it, each device's numeric options")
+    p.add_argument("--markdown", action="store_true",
+                   help="with --ops: print the table as markdown (the README's operator section)")
     p.set_defaults(func=run)
 
 
@@ -38,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
         # Failures are shown in the listing itself; don't print them twice.
         warnings.simplefilter("ignore", PluginWarning)
         records = registry.records()
+        if args.ops:
+            return _print_ops(registry, args)
     if args.json:
         listing = [{**r.to_json(), "conflicts": {name: [o.distribution for o in others]
                                                  for name, others in registry.conflicts(r).items()}}
@@ -84,6 +96,23 @@ def run(args: argparse.Namespace) -> int:
     for device, (dist, folder) in sorted(PROJECT_PLUGINS.items()):
         if _normalize(dist) not in seen:
             console.print(f"Not installed: {device} ({dist}): pip install ./{folder} from the tvmdevice source tree")
+    return 0
+
+
+def _print_ops(registry, args: argparse.Namespace) -> int:
+    from ..optable import build
+    from ..optable.render import markdown_operators, rich_table
+
+    table = build(registry)
+    if args.json:
+        json.dump(table.to_json(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.markdown:
+        sys.stdout.write(markdown_operators(table))
+    else:
+        from rich.console import Console
+
+        Console(highlight=False).print(rich_table(table))
     return 0
 
 

@@ -55,7 +55,7 @@ def _reduce_max(graph: "Graph", op: "Operator", d: ReduceMaxData) -> _Plan:
 PLANS: dict[str, Callable[..., _Plan]] = {
     "MAXIMUM": _broadcast("maximum_s8"), "MINIMUM": _broadcast("minimum_s8"),
     "SQUARED_DIFFERENCE": _broadcast("squared_difference_s8"), "PRELU": _broadcast("prelu_s8"),
-    "RELU": _plain("relu_s8"), "RELU6": _plain("relu6_s8"),
+    "RELU": _plain("relu_s8"), "RELU6": _plain("relu6_s8"), "RELU_N1_TO_1": _plain("relu_s8"),
     "LEAKY_RELU": _plain("leaky_relu_s8"), "HARD_SWISH": _plain("hard_swish_s8"),
     "SUM": _sum, "REDUCE_MAX": _reduce_max,
     "ARG_MAX": _plain("arg_max_s8"), "ARG_MIN": _plain("arg_min_s8"),

@@ -211,7 +211,7 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("minimum_s8", ("MINIMUM",), MINMAX_PARAMS, "minmax.c"),
     Kernel("squared_difference_s8", ("SQUARED_DIFFERENCE",), SQUARED_DIFFERENCE_PARAMS, "squared_difference.c"),
     Kernel("prelu_s8", ("PRELU",), PRELU_PARAMS, "prelu.c"),
-    Kernel("relu_s8", ("RELU",), RELU_PARAMS, "relu.c"),
+    Kernel("relu_s8", ("RELU", "RELU_N1_TO_1"), RELU_PARAMS, "relu.c"),
     Kernel("relu6_s8", ("RELU6",), RELU6_PARAMS, "relu.c"),
     Kernel("leaky_relu_s8", ("LEAKY_RELU",), LEAKY_RELU_PARAMS, "relu.c"),
     Kernel("hard_swish_s8", ("HARD_SWISH",), HARD_SWISH_PARAMS, "relu.c"),

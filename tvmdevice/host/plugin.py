@@ -40,6 +40,7 @@ OPERATORS = frozenset({
     "ADD", "MUL", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "PAD", "CONCATENATION", "MEAN", "LOGISTIC", "TANH",
     # arithmetic and activations (issue 12)
     "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU", "RELU", "RELU6", "LEAKY_RELU",
+    "RELU_N1_TO_1",  # TFLM has no kernel: LiteRT's semantics (tvmdevice/ops/relu.py)
     "HARD_SWISH", "SUM", "REDUCE_MAX", "ARG_MAX", "ARG_MIN", "TRANSPOSE_CONV", "BATCH_MATMUL",
     "LOG_SOFTMAX",
     "UNIDIRECTIONAL_SEQUENCE_LSTM", "SVDF",

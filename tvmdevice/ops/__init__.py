@@ -101,6 +101,7 @@ OPERATORS: Mapping[str, OpDef] = MappingProxyType(int16.widen({
                                 squared_difference.analyze),
     "RELU": OpDef(relu.SIGNATURE, relu.validate, relu.analyze),
     "RELU6": OpDef(relu.SIGNATURE, relu.validate, relu.analyze),
+    "RELU_N1_TO_1": OpDef(relu.SIGNATURE, relu.validate, relu.analyze),  # no TFLM kernel: LiteRT's semantics
     "LEAKY_RELU": OpDef(relu.LEAKY_RELU_SIGNATURE, relu.validate, relu.analyze),
     "HARD_SWISH": OpDef(hard_swish.SIGNATURE, hard_swish.validate, hard_swish.analyze),
     "PRELU": OpDef(prelu.SIGNATURE, prelu.validate, prelu.analyze),

@@ -1,10 +1,16 @@
-"""RELU, RELU6 and LEAKY_RELU, int8.
+"""RELU, RELU6, RELU_N1_TO_1 and LEAKY_RELU, int8.
 
 * RELU (TFLM's CalculateReluOpData, ``activations_common.cc``): the input
   minus its zero point is rescaled by ``input_scale / output_scale``, offset
   by the output zero point and clamped to ``[max(-128, output zero point), 127]``.
 * RELU6 (TFLM's Relu6Prepare): no rescale at all; the raw input is clamped
   to ``[input zero point, round(6 / input_scale) + input zero point]``.
+* RELU_N1_TO_1: TFLM registers no kernel for it, so its semantics are
+  LiteRT's (``tensorflow/lite/kernels/activations.cc``: ReluPrepare and
+  QuantizedReluX(-1, 1)), which its tests are bit-exact with: RELU's rescale
+  by the float32 quotient ``input_scale / output_scale``, clamped to the
+  output's quantized -1 and 1 (``roundf(±1.0f / output_scale)`` plus the
+  output zero point, within int8).
 * LEAKY_RELU (``leaky_relu_common.cc``): non-negative inputs are rescaled by
   ``input_scale / output_scale``, negative ones by ``input_scale * alpha /
   output_scale`` (float32 product, a negative alpha keeps its sign apart).
@@ -85,12 +91,31 @@ def _quantized(value: float, scale: float) -> int:
     return round_half_away(float(np.float32(value) / np.float32(scale)))
 
 
+# LiteRT adds the rounded bound to the zero point in int32 (static_cast<int32>(roundf(...))):
+# a bound past this is undefined behaviour there, so nothing to be bit-exact with.
+_BOUND_LIMIT = 2**31 - 1 - 128
+
+
+def _relu_n1_to_1(op: Operator, size: int, s_in: float, z_in: int, s_out: float, z_out: int) -> ReluData:
+    one = _quantized(1.0, s_out)
+    if one > _BOUND_LIMIT:
+        raise c.refuse(op, f"output scale {s_out} puts the quantized 1.0 at {one}, past int32 (LiteRT's "
+                           "bound is undefined there)")
+    # ReluPrepare divides the two float32 scales in float32, then widens to double.
+    multiplier, shift = c.multiplier(op, float(np.float32(s_in) / np.float32(s_out)))
+    return ReluData(op_index=op.index, op_type=op.type, size=size, input_offset=z_in, output_offset=z_out,
+                    output_multiplier=multiplier, output_shift=shift,
+                    act_min=max(-128, z_out + _quantized(-1.0, s_out)), act_max=min(127, z_out + one))
+
+
 def analyze(graph: Graph, op: Operator) -> OpData:
-    """The op data of RELU, RELU6 or LEAKY_RELU."""
+    """The op data of RELU, RELU6, RELU_N1_TO_1 or LEAKY_RELU."""
     inp, out = _parts(graph, op)
     s_in, z_in = c.per_tensor_int8(op, inp, "input")
     s_out, z_out = c.per_tensor_int8(op, out, "output")
     size = c.count(inp.shape)
+    if op.type == "RELU_N1_TO_1":
+        return _relu_n1_to_1(op, size, s_in, z_in, s_out, z_out)
     if op.type == "RELU6":
         q6 = _quantized(6.0, s_in)
         if not -(2**31) <= q6 < 2**31:

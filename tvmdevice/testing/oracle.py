@@ -1,6 +1,8 @@
 """TensorFlow Lite Micro as the oracle: run a model, read back every tensor.
 
-``tflite-micro`` (PyPI) is a test dependency, imported on first use.
+``tflite-micro`` (PyPI) is a test dependency, imported on first use.  For an
+operator TFLM registers no kernel for (RELU_N1_TO_1) the oracle is LiteRT
+(``ai-edge-litert``, its builtin kernels without delegates): :func:`litert_run`.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["TFLMRun", "tflm_interpreter", "tflm_run"]
+__all__ = ["TFLMRun", "litert_run", "tflm_interpreter", "tflm_run"]
 
 
 def _arena_size(model: bytes) -> int:
@@ -67,3 +69,16 @@ def tflm_run(model: bytes, inputs: Sequence[np.ndarray]) -> TFLMRun:
         it.set_input(x, i)
     it.invoke()
     return TFLMRun(it)
+
+
+def litert_run(model: bytes, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Run ``model`` once in LiteRT's builtin kernels (no XNNPACK delegate) with ``inputs``; its outputs."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    it = Interpreter(model_content=bytes(model),
+                     experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    it.allocate_tensors()
+    for detail, x in zip(it.get_input_details(), inputs):
+        it.set_tensor(detail["index"], x)
+    it.invoke()
+    return [it.get_tensor(d["index"]) for d in it.get_output_details()]

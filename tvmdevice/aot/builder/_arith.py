@@ -68,7 +68,7 @@ class ArithMixin:
 
     def relu_n1_to_1(self, x: TensorRef, out_scale: float | None = None,
                      out_zero_point: int | None = None) -> TensorRef:
-        """RELU_N1_TO_1: TFLite only; TFLM registers no kernel for it, and tvmdevice refuses it likewise."""
+        """RELU_N1_TO_1 (TFLM registers no kernel for it: tflite-micro refuses the model, LiteRT runs it)."""
         return self._unary(OPS.RELU_N1_TO_1, x, out_scale, out_zero_point, x.zero_point)
 
     def relu6(self, x: TensorRef) -> TensorRef:

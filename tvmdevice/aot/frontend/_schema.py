@@ -74,12 +74,9 @@ SIGNATURES: Mapping[str, Signature] = MappingProxyType({t: d.signature for t, d 
 
 SUPPORTED_OPS = frozenset(SIGNATURES)
 
-#: Builtin operators refused on purpose, with the reason: TFLM registers no kernel for them, so
-#: tflite-micro refuses their models too and there is nothing to be bit-exact with.
-NOT_IN_TFLM: Mapping[str, str] = MappingProxyType({
-    "RELU_N1_TO_1": "TFLM registers no RELU_N1_TO_1 kernel (tflite-micro refuses the model too); fuse it into "
-                    "the producing operator's activation or use a MINIMUM/MAXIMUM pair",
-})
+#: Builtin operators refused on purpose, with the reason (none now: RELU_N1_TO_1, which TFLM has no
+#: kernel for, runs with LiteRT's semantics; see tvmdevice.optable.tflm.BEYOND_TFLM).
+NOT_IN_TFLM: Mapping[str, str] = MappingProxyType({})
 
 _ACTIVATIONS = {
     tflite.ActivationFunctionType.NONE: "NONE",

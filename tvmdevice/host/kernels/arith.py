@@ -1,6 +1,6 @@
 """MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU, RELU, RELU6, LEAKY_RELU, HARD_SWISH,
 SUM, REDUCE_MAX, ARG_MAX, ARG_MIN, TRANSPOSE_CONV, BATCH_MATMUL and LOG_SOFTMAX, int8: numpy twins
-of TFLM's reference kernels.
+of TFLM's reference kernels; RELU_N1_TO_1 is RELU's with its own bounds (LiteRT's, TFLM has none).
 
 Element-wise, so numpy broadcasting gives TFLM's broadcast loops' values; the
 int16 steps of HARD_SWISH are done on int64 arrays with the same rounding.
@@ -203,7 +203,7 @@ def _log_softmax(params: Any, buffers: list[Any], device: Any = None) -> None:
 _KERNELS: dict[str, tuple[str, _Kernel]] = {
     "MAXIMUM": ("maximum_s8", _minmax), "MINIMUM": ("minimum_s8", _minmax),
     "SQUARED_DIFFERENCE": ("squared_difference_s8", _squared_difference), "PRELU": ("prelu_s8", _prelu),
-    "RELU": ("relu_s8", _relu), "RELU6": ("relu6_s8", _relu6),
+    "RELU": ("relu_s8", _relu), "RELU6": ("relu6_s8", _relu6), "RELU_N1_TO_1": ("relu_s8", _relu),
     "LEAKY_RELU": ("leaky_relu_s8", _leaky_relu), "HARD_SWISH": ("hard_swish_s8", _hard_swish),
     "SUM": ("sum_s8", shape.run_mean), "REDUCE_MAX": ("reduce_max_s8", _reduce_max),
     "ARG_MAX": ("arg_max_s8", _arg), "ARG_MIN": ("arg_min_s8", _arg),

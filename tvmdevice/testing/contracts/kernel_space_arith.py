@@ -55,7 +55,7 @@ def broadcast(draw: Any) -> dict[str, Any]:
 
 
 def rescaling_unary(draw: Any) -> dict[str, Any]:
-    """RELU, HARD_SWISH: a 2-D input, its quantization and the output's."""
+    """RELU, RELU_N1_TO_1, HARD_SWISH: a 2-D input, its quantization and the output's."""
     return {"input_shape": _vector(draw), **_quant(draw), **_out(draw)}
 
 
@@ -124,6 +124,7 @@ def batch_matmul(draw: Any) -> dict[str, Any]:
 #: operator type -> function drawing single_op_model keyword arguments.
 ARITH_STRATEGIES: dict[str, Callable[[Any], dict[str, Any]]] = {
     "MAXIMUM": broadcast, "MINIMUM": broadcast, "SQUARED_DIFFERENCE": broadcast, "RELU": rescaling_unary,
+    "RELU_N1_TO_1": rescaling_unary,
     "HARD_SWISH": rescaling_unary, "LEAKY_RELU": leaky_relu, "RELU6": plain_unary, "LOG_SOFTMAX": plain_unary,
     "PRELU": prelu, "ARG_MAX": arg_min_max, "ARG_MIN": arg_min_max, "SUM": reduce_sum, "REDUCE_MAX": reduce_max,
     "TRANSPOSE_CONV": transpose_conv, "BATCH_MATMUL": batch_matmul,
