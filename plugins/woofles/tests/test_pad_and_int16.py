@@ -236,10 +236,15 @@ def test_64_bit_accumulation_beyond_32_bit_accumulators_is_refused_naming_it(reg
     assert reason is not None and "accumulates in 64 bits" in reason and "-acc_bits=32" in reason
 
 
-def test_an_int16_fully_connected_without_bias_fits_32_bit_accumulators(registry):
-    # TFLM's int16 FULLY_CONNECTED without a bias accumulates in int32; its convolutions in int64.
-    assert decision(registry, declared_model("FULLY_CONNECTED:int16", bias=False), acc_bits=32) is None
-    assert "-acc_bits=32" in decision(registry, declared_model("CONV_2D:int16", bias=False), acc_bits=32)
+def test_the_accumulator_check_follows_the_op_data_accumulation_width(registry):
+    # The operator layer says how TFLM accumulates (bias_bits); the NPU compares it with -acc_bits.
+    for key in ("FULLY_CONNECTED:int16", "CONV_2D:int16"):
+        for bias in (True, False):
+            graph = load_tflite(declared_model(key, bias=bias))
+            bits = analyze(graph, graph.operators[0]).bias_bits
+            reason = decision(registry, declared_model(key, bias=bias), acc_bits=32)
+            assert (reason is None) == (bits == 32), (key, bias, bits, reason)
+            assert decision(registry, declared_model(key, bias=bias), acc_bits=64) is None
 
 
 @pytest.mark.parametrize("model, options, limit", [
