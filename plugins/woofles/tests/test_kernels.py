@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _models import declared_model
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from tvmdevice.aot.builder import single_op_model
@@ -13,7 +14,6 @@ from tvmdevice.host.kernels import run_graph
 from tvmdevice_woofles.device import OPERATORS as WOOFLES_OPERATORS
 
 from _devices import active_device
-from _models import declared_model
 from _run import run_operator, tflm_run
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -157,3 +157,16 @@ def test_the_kernel_table_holds_exactly_the_kernels_prepare_uses(registry):
     assert len(_woofles.KERNEL_NAMES) == len(used)  # each once
     with pytest.raises(KeyError, match="no woofles kernel named"):
         _woofles.kernel_capsule("tvmd_woofles_softmax_s8")
+
+
+def test_the_readme_lists_every_kernel_and_kernel_key():
+    from pathlib import Path
+
+    from tvmdevice_woofles import _woofles
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    table = readme[readme.index("## Kernels"):readme.index("### PAD and the window loader")]
+    for name in _woofles.KERNEL_NAMES:
+        assert f"`{name}`" in table, name
+    for key in WOOFLES_OPERATORS:
+        assert key in table, key

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _models import INT16, declared_model
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from tvmdevice.aot.builder import ModelBuilder, single_op_model
@@ -17,7 +18,6 @@ from tvmdevice.ops import analyze
 from tvmdevice_woofles.device import DEVICE_TYPE, OPERATORS
 
 from _devices import active_device
-from _models import INT16, declared_model
 from _run import run_operator, tflm_run
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

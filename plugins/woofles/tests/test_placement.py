@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _models import declared_model
 from tvmdevice.aot.builder import demo_model, single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.errors import NotSupportedError, Refusal
@@ -11,8 +12,6 @@ from tvmdevice.host.kernels import run_graph
 from tvmdevice.ops import analyze
 
 from tvmdevice_woofles.device import DEVICE_TYPE, OPERATORS
-
-from _models import declared_model
 
 
 def check(registry, model: bytes, **options):

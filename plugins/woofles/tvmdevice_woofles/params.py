@@ -109,7 +109,8 @@ MINMAX_PARAMS = Layout(
     "tvmd_woofles_minmax_params_t",
     (
         Field("out_shape", "int32_t", (MINMAX_RANK,), doc="output shape, padded with leading 1s"),
-        Field("in1_strides", "int32_t", (MINMAX_RANK,), doc="element strides of input1 over out_shape; 0 where broadcast"),
+        Field("in1_strides", "int32_t", (MINMAX_RANK,),
+              doc="element strides of input1 over out_shape; 0 where broadcast"),
         Field("in2_strides", "int32_t", (MINMAX_RANK,), doc="element strides of input2 over out_shape"),
         *_i32("in1_size", "in2_size"),
     ),

@@ -10,7 +10,7 @@ from tvmdevice.errors import Refusal
 from tvmdevice.ops.minmax import MinMaxData
 from tvmdevice.params import ParamsStruct
 
-from ..params import MINMAX_RANK, MINMAX_PARAMS
+from ..params import MINMAX_PARAMS, MINMAX_RANK
 
 __all__ = ["pack"]
 
