@@ -189,8 +189,8 @@ DEVICE_TYPE = DeviceType(
         TargetOption("max_kernel", int, 16, "largest filter or pooling window side", minimum=1),
         TargetOption("max_dilation", int, 2, "largest convolution dilation factor", minimum=1),
         TargetOption("int16", bool, True, "16-bit activation datapath: int16 lanes (at half rate) and int16x8 MACs"),
-        TargetOption("acc_bits", int, 64, "MAC accumulator width in bits: 64 runs int16x8 layers with an int64 "
-                     "bias, 32 only those with an int32 bias", choices=(32, 64)),
+        TargetOption("acc_bits", int, 64, "MAC accumulator width in bits (32 or 64): int16x8 layers TFLM "
+                     "accumulates in int64 (an int64 bias) need 64", choices=(32, 64)),
     ),
     memory=MemoryKind.SEPARATE,
     operators=OPERATORS,
