@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 import tvmdevice
 from tvmdevice import firmware
-from tvmdevice.aot.builder import single_op_model
+from tvmdevice.aot.builder import ModelBuilder, single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.aot.ir import ABSENT
 from tvmdevice.export import EXPORT_CPUS, DeviceSources
@@ -41,7 +41,8 @@ CPUS = ["host", "cortex-m55", "cortex-m4", "cortex-m3"]
 #: The counters the program writes, in this order (uint64 each).
 COUNTERS = ("kernel_calls", "kernel_cycles", "dma_transfers", "dma_bytes", "cycles_run", "cycles_total",
             "sram_size", "peak_bytes_in_use", "power_state")
-_C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int32): "int32_t"}
+_C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t", np.dtype(np.int32): "int32_t",
+            np.dtype(np.int64): "int64_t"}
 
 
 def _require(cpu: str) -> None:
@@ -159,17 +160,53 @@ def conv_model() -> bytes:
                            kernel=(3, 2), stride=1, padding="SAME", activation="RELU", per_channel=True, bias=True)
 
 
-@pytest.mark.parametrize("cpu", CPUS)
-def test_a_woofles_kernel_runs_in_firmware_bit_exact(registry, make_device, tmp_path, cpu):
+_I16 = dict(input_dtype="int16", input_scale=0.0005, seed=11)
+_PADS = [[0, 0], [1, 2], [2, 0], [0, 0]]
+#: The kernels added with PAD and the 16-bit datapath, each as a one-operator model.
+NEW_KERNELS = {
+    "pad_s8": lambda: single_op_model("PAD", (1, 4, 3, 5), input_zero_point=-6, paddings=_PADS),
+    "padv2_s16": lambda: single_op_model("PADV2", (2, 3, 3, 3), input_dtype="int16", paddings=_PADS, value=-999),
+    "conv2d_s16": lambda: single_op_model("CONV_2D", (1, 6, 5, 4), filters=6, kernel=3, groups=2, padding="SAME",
+                                          activation="RELU6", **_I16),
+    "depthwise_conv2d_s16": lambda: single_op_model("DEPTHWISE_CONV_2D", (1, 6, 6, 3), depth_multiplier=2,
+                                                    stride=2, dilation=2, padding="SAME", **_I16),
+    "fully_connected_s16": lambda: single_op_model("FULLY_CONNECTED", (2, 20), units=7, per_channel=True, **_I16),
+    "avg_pool2d_s16": lambda: single_op_model("AVERAGE_POOL_2D", (1, 7, 7, 3), pool=3, stride=2, padding="SAME",
+                                              **_I16),
+    "max_pool2d_s16": lambda: single_op_model("MAX_POOL_2D", (1, 6, 5, 4), pool=2, **_I16),
+    "add_s16": lambda: _add_s16(),
+}
+
+
+def _add_s16() -> bytes:
+    """An int16 ADD broadcasting over 6 dimensions; its second operand a constant (the program feeds one input)."""
+    b = ModelBuilder(seed=11)
+    x = b.input((2, 3, 1, 2, 3, 2), scale=0.0005, dtype="int16")
+    values = np.random.default_rng(11).integers(-32768, 32768, (3, 2, 1, 1, 2))
+    b.output(b.add(x, b.constant(values, scale=0.002, dtype="int16")))
+    return b.build()
+#: (model, CPU) pairs: the int8 convolution on every CPU, the new kernels on the host and Cortex-M55.
+FIRMWARE_CASES = [("conv2d_s8", cpu) for cpu in CPUS] + [(k, cpu) for k in NEW_KERNELS for cpu in CPUS[:2]]
+
+
+def _full_range(graph, seed: int) -> np.ndarray:
+    t = graph.tensor(graph.inputs[0])
+    info = np.iinfo(t.dtype)
+    return np.random.default_rng(seed).integers(info.min, info.max, t.shape, endpoint=True, dtype=t.dtype)
+
+
+@pytest.mark.parametrize("kernel, cpu", FIRMWARE_CASES)
+def test_a_woofles_kernel_runs_in_firmware_bit_exact(registry, make_device, tmp_path, kernel, cpu):
     _require(cpu)
     options = {"mac_width": 3, "sram_kb": 64}
-    graph = load_tflite(conv_model())
-    x = np.random.default_rng(5).integers(-128, 128, graph.tensor(graph.inputs[0]).shape).astype(np.int8)
+    graph = load_tflite(conv_model() if kernel == "conv2d_s8" else NEW_KERNELS[kernel]())
+    x = _full_range(graph, 5)
     device = make_device(**options)
     expected = run_operator(registry, device, graph, [x])
     python = tvmdevice_woofles.counters(device)
 
     call = prepare(registry, device, graph, graph.operators[0])
+    assert call.name == f"tvmd_woofles_{kernel.replace('padv2', 'pad')}"
     sources = registry.export_sources(DEVICE_TYPE, device.options, cpu)
     assert isinstance(sources, DeviceSources)
     image = build_program(sources, graph, call, cpu, tmp_path)
@@ -177,7 +214,7 @@ def test_a_woofles_kernel_runs_in_firmware_bit_exact(registry, make_device, tmp_
     result = firmware.run(image, ["input.bin", "output.bin", "counters.bin"], cwd=tmp_path, timeout=120)
     assert result.status == 0
 
-    out = np.frombuffer((tmp_path / "output.bin").read_bytes(), np.int8).reshape(expected.shape)
+    out = np.frombuffer((tmp_path / "output.bin").read_bytes(), expected.dtype).reshape(expected.shape)
     np.testing.assert_array_equal(out, expected)
     c = dict(zip(COUNTERS, np.frombuffer((tmp_path / "counters.bin").read_bytes(), np.uint64).tolist()))
     # The same cycle model in both: one launch of the same kernel costs the same on every CPU.

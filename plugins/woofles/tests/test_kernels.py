@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _models import declared_model
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from tvmdevice.aot.builder import single_op_model
@@ -128,15 +129,16 @@ def test_results_do_not_depend_on_the_mac_width(registry):
         np.testing.assert_array_equal(out, outs[0])
 
 
-@pytest.mark.parametrize("op", sorted(WOOFLES_OPERATORS))
-def test_kernel_names_follow_the_convention(registry, op):
-    graph = load_tflite(single_op_model(op))
+@pytest.mark.parametrize("key", sorted(WOOFLES_OPERATORS))
+def test_kernel_names_follow_the_convention(registry, key):
+    graph = load_tflite(declared_model(key))
     call = registry.prepare_operator(registry.device_type("woofles"), registry.device_type("woofles")
                                      .default_options(), graph, graph.operators[0])
     from tvmdevice._abi import kernel_info
 
     name, _, _ = kernel_info(call.kernel)
-    assert name == call.name and name.startswith("tvmd_woofles_") and name.endswith("_s8")
+    assert name == call.name and name.startswith("tvmd_woofles_")
+    assert name.endswith("_s16" if key.endswith(":int16") else "_s8")
     assert call.scratch_bytes == 0
 
 
@@ -145,10 +147,26 @@ def test_the_kernel_table_holds_exactly_the_kernels_prepare_uses(registry):
 
     woofles = registry.device_type("woofles")
     used = set()
-    for op in sorted(WOOFLES_OPERATORS):
-        graph = load_tflite(single_op_model(op))
+    for key in sorted(WOOFLES_OPERATORS):
+        graph = load_tflite(declared_model(key))
         used.add(registry.prepare_operator(woofles, woofles.default_options(), graph, graph.operators[0]).name)
+    # PAD's key covers int16 tensors too: its int16 kernel is prepared for an int16 PAD.
+    graph = load_tflite(declared_model("PAD", input_dtype="int16"))
+    used.add(registry.prepare_operator(woofles, woofles.default_options(), graph, graph.operators[0]).name)
     assert used == set(_woofles.KERNEL_NAMES)
     assert len(_woofles.KERNEL_NAMES) == len(used)  # each once
     with pytest.raises(KeyError, match="no woofles kernel named"):
         _woofles.kernel_capsule("tvmd_woofles_softmax_s8")
+
+
+def test_the_readme_lists_every_kernel_and_kernel_key():
+    from pathlib import Path
+
+    from tvmdevice_woofles import _woofles
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    table = readme[readme.index("## Kernels"):readme.index("### PAD and the window loader")]
+    for name in _woofles.KERNEL_NAMES:
+        assert f"`{name}`" in table, name
+    for key in WOOFLES_OPERATORS:
+        assert key in table, key

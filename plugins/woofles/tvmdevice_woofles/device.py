@@ -45,9 +45,13 @@ MAX_SRAM_KB = 65536
 #: Lifecycle transitions counted in ``transitions[]``, in this order.
 TRANSITIONS = ("init", "open", "activate", "deactivate", "close", "destroy")
 
-#: Operators the NPU accelerates; the parameter limits are in ``ops.check``.
+#: Kernel keys (:func:`tvmdevice.ops.kernel_key`) of the operators the NPU accelerates: the int8
+#: operators, and the int16 variants its 16-bit datapath runs (``-int16``).  PAD's key covers int8 and
+#: int16 tensors alike.  The parameter limits are in :mod:`tvmdevice_woofles.ops`.
 OPERATORS = frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D",
-                       "MAX_POOL_2D", "ADD", "MAXIMUM", "MINIMUM", "TRANSPOSE_CONV"})
+                       "MAX_POOL_2D", "ADD", "MAXIMUM", "MINIMUM", "TRANSPOSE_CONV", "PAD", "PADV2",
+                       "CONV_2D:int16", "DEPTHWISE_CONV_2D:int16", "FULLY_CONNECTED:int16",
+                       "AVERAGE_POOL_2D:int16", "MAX_POOL_2D:int16", "ADD:int16"})
 
 
 class PowerState(enum.IntEnum):
@@ -184,6 +188,9 @@ DEVICE_TYPE = DeviceType(
         TargetOption("max_channels", int, 1024, "largest channel count an operator may have", minimum=1),
         TargetOption("max_kernel", int, 16, "largest filter or pooling window side", minimum=1),
         TargetOption("max_dilation", int, 2, "largest convolution dilation factor", minimum=1),
+        TargetOption("int16", bool, True, "16-bit activation datapath: int16 lanes (at half rate) and int16x8 MACs"),
+        TargetOption("acc_bits", int, 64, "MAC accumulator width in bits (32 or 64): int16x8 layers TFLM "
+                     "accumulates in int64 (an int64 bias) need 64", choices=(32, 64)),
     ),
     memory=MemoryKind.SEPARATE,
     operators=OPERATORS,

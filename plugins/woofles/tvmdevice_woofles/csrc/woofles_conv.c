@@ -7,7 +7,8 @@
  * of up to mac_width output channels in its accumulators; each cycle one
  * input value (conv: broadcast to every lane of its group) or one input
  * channel per lane (depthwise) meets one weight per lane.  Taps that fall in
- * the padding are skipped, as TFLM skips them (the zero-point-corrected
+ * the padding are the window loader's border (woofles_window_pixel, shared
+ * with PAD): they are skipped, as TFLM skips them (the zero-point-corrected
  * padding contributes nothing), but still cost their cycles.
  */
 #include "woofles_kernels.h"
@@ -58,6 +59,7 @@ int32_t tvmd_woofles_conv2d_s8(const void* params, void* const* buffers, void* r
   status = woofles_conv_io(dev, p, buffers, (uint64_t)p->out_ch * taps, &io);
   if (status != TVMD_OK) return status;
 
+  const woofles_window_t win = {p->in_h, p->in_w, p->in_ch, 1};
   const int32_t width = (int32_t)dev->mac_width;
   uint32_t acc[WOOFLES_MAX_MAC_WIDTH];
   uint64_t tiles = 0;
@@ -73,13 +75,11 @@ int32_t tvmd_woofles_conv2d_s8(const void* params, void* const* buffers, void* r
             const int32_t lanes = woofles_min_i32(width, group_end - c0);
             memset(acc, 0, (size_t)lanes * sizeof(acc[0]));
             for (int32_t ky = 0; ky < p->filter_h; ++ky) {
-              const int32_t iy = iy0 + ky * p->dilation_h;
-              if (iy < 0 || iy >= p->in_h) continue;
               for (int32_t kx = 0; kx < p->filter_w; ++kx) {
-                const int32_t ix = ix0 + kx * p->dilation_w;
-                if (ix < 0 || ix >= p->in_w) continue;
-                const int8_t* in_px =
-                    io.input + (((size_t)b * p->in_h + iy) * p->in_w + ix) * p->in_ch + (size_t)g * p->filter_in_ch;
+                const uint8_t* px = woofles_window_pixel((const uint8_t*)io.input, &win, b, iy0 + ky * p->dilation_h,
+                                                         ix0 + kx * p->dilation_w);
+                if (px == NULL) continue; /* border: the zero point, whose corrected value adds nothing */
+                const int8_t* in_px = (const int8_t*)px + (size_t)g * p->filter_in_ch;
                 /* Filter is OHWI: lane l's weights start at (c0 + l) * taps. */
                 const int8_t* w_tap = io.filter + (size_t)c0 * taps + ((size_t)ky * p->filter_w + kx) * p->filter_in_ch;
                 for (int32_t ic = 0; ic < p->filter_in_ch; ++ic) {
@@ -112,6 +112,7 @@ int32_t tvmd_woofles_depthwise_conv2d_s8(const void* params, void* const* buffer
   status = woofles_conv_io(dev, p, buffers, (uint64_t)window * p->out_ch, &io);
   if (status != TVMD_OK) return status;
 
+  const woofles_window_t win = {p->in_h, p->in_w, p->in_ch, 1};
   const int32_t width = (int32_t)dev->mac_width;
   uint32_t acc[WOOFLES_MAX_MAC_WIDTH];
   uint64_t tiles = 0;
@@ -125,12 +126,11 @@ int32_t tvmd_woofles_depthwise_conv2d_s8(const void* params, void* const* buffer
           const int32_t lanes = woofles_min_i32(width, p->out_ch - c0);
           memset(acc, 0, (size_t)lanes * sizeof(acc[0]));
           for (int32_t ky = 0; ky < p->filter_h; ++ky) {
-            const int32_t iy = iy0 + ky * p->dilation_h;
-            if (iy < 0 || iy >= p->in_h) continue;
             for (int32_t kx = 0; kx < p->filter_w; ++kx) {
-              const int32_t ix = ix0 + kx * p->dilation_w;
-              if (ix < 0 || ix >= p->in_w) continue;
-              const int8_t* in_px = io.input + (((size_t)b * p->in_h + iy) * p->in_w + ix) * p->in_ch;
+              const int8_t* in_px = (const int8_t*)woofles_window_pixel((const uint8_t*)io.input, &win, b,
+                                                                        iy0 + ky * p->dilation_h,
+                                                                        ix0 + kx * p->dilation_w);
+              if (in_px == NULL) continue; /* border: the zero point adds nothing */
               /* Filter is [1, KH, KW, C*M]: one weight per output channel per tap. */
               const int8_t* w_tap = io.filter + ((size_t)ky * p->filter_w + kx) * p->out_ch + c0;
               for (int32_t l = 0; l < lanes; ++l) {

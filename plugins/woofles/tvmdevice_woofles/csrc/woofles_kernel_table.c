@@ -18,6 +18,14 @@ const tvmd_kernel_t tvmd_woofles_kernels[] = {
     WOOFLES_KERNEL(tvmd_woofles_maximum_s8),
     WOOFLES_KERNEL(tvmd_woofles_minimum_s8),
     WOOFLES_KERNEL(tvmd_woofles_transpose_conv_s8),
+    WOOFLES_KERNEL(tvmd_woofles_pad_s8),
+    WOOFLES_KERNEL(tvmd_woofles_conv2d_s16),
+    WOOFLES_KERNEL(tvmd_woofles_depthwise_conv2d_s16),
+    WOOFLES_KERNEL(tvmd_woofles_fully_connected_s16),
+    WOOFLES_KERNEL(tvmd_woofles_avg_pool2d_s16),
+    WOOFLES_KERNEL(tvmd_woofles_max_pool2d_s16),
+    WOOFLES_KERNEL(tvmd_woofles_add_s16),
+    WOOFLES_KERNEL(tvmd_woofles_pad_s16),
 };
 
 const uint32_t tvmd_woofles_num_kernels =

@@ -27,18 +27,29 @@ extern "C" {
 /* params: tvmd_woofles_conv_params_t */
 int32_t tvmd_woofles_conv2d_s8(const void* params, void* const* buffers, void* resource_handle);
 int32_t tvmd_woofles_depthwise_conv2d_s8(const void* params, void* const* buffers, void* resource_handle);
+/* params: tvmd_woofles_conv16_params_t (int16 activations, int8 filters) */
+int32_t tvmd_woofles_conv2d_s16(const void* params, void* const* buffers, void* resource_handle);
+int32_t tvmd_woofles_depthwise_conv2d_s16(const void* params, void* const* buffers, void* resource_handle);
 /* params: tvmd_woofles_fc_params_t */
 int32_t tvmd_woofles_fully_connected_s8(const void* params, void* const* buffers, void* resource_handle);
+/* params: tvmd_woofles_fc16_params_t */
+int32_t tvmd_woofles_fully_connected_s16(const void* params, void* const* buffers, void* resource_handle);
 /* params: tvmd_woofles_pool_params_t */
 int32_t tvmd_woofles_avg_pool2d_s8(const void* params, void* const* buffers, void* resource_handle);
 int32_t tvmd_woofles_max_pool2d_s8(const void* params, void* const* buffers, void* resource_handle);
+int32_t tvmd_woofles_avg_pool2d_s16(const void* params, void* const* buffers, void* resource_handle);
+int32_t tvmd_woofles_max_pool2d_s16(const void* params, void* const* buffers, void* resource_handle);
 /* params: tvmd_woofles_add_params_t */
 int32_t tvmd_woofles_add_s8(const void* params, void* const* buffers, void* resource_handle);
+int32_t tvmd_woofles_add_s16(const void* params, void* const* buffers, void* resource_handle);
 /* params: tvmd_woofles_minmax_params_t */
 int32_t tvmd_woofles_maximum_s8(const void* params, void* const* buffers, void* resource_handle);
 int32_t tvmd_woofles_minimum_s8(const void* params, void* const* buffers, void* resource_handle);
 /* params: tvmd_woofles_transpose_conv_params_t */
 int32_t tvmd_woofles_transpose_conv_s8(const void* params, void* const* buffers, void* resource_handle);
+/* params: tvmd_woofles_pad_params_t (PAD and PADV2) */
+int32_t tvmd_woofles_pad_s8(const void* params, void* const* buffers, void* resource_handle);
+int32_t tvmd_woofles_pad_s16(const void* params, void* const* buffers, void* resource_handle);
 
 /* Every kernel above, in one table (woofles_kernel_table.c). */
 extern const tvmd_kernel_t tvmd_woofles_kernels[];

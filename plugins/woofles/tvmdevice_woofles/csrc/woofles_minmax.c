@@ -8,7 +8,7 @@
 #include "woofles_kernels.h"
 #include "woofles_tile.h"
 
-/* The loops walk exactly four dimensions, like ADD's (ADD_RANK). */
+/* The loops walk exactly four dimensions (MINMAX_RANK in tvmdevice_woofles/params.py). */
 typedef char woofles_minmax_rank_is_4[WOOFLES_COUNT(((const tvmd_woofles_minmax_params_t*)0)->out_shape) == 4 ? 1
                                                                                                               : -1];
 

@@ -1,6 +1,7 @@
 /*
- * AVERAGE_POOL_2D and MAX_POOL_2D on the woofles vector unit, int8;
- * bit-exact with TFLM's reference_integer_ops AveragePool and MaxPool.
+ * AVERAGE_POOL_2D and MAX_POOL_2D on the woofles vector unit, int8 and
+ * int16; bit-exact with TFLM's reference_integer_ops AveragePool and MaxPool
+ * (both types).  int16 lanes run at half rate (WOOFLES_INT16_RATE).
  *
  * Each tile holds up to mac_width channels of one output pixel; every cycle
  * one window tap of each lane's channel is folded in.  Windows are clipped to
@@ -10,7 +11,8 @@
 #include "woofles_kernels.h"
 #include "woofles_tile.h"
 
-static int32_t woofles_pool(const void* params, void* const* buffers, void* resource_handle, int average) {
+static int32_t woofles_pool(const void* params, void* const* buffers, void* resource_handle, int average,
+                            int wide) {
   const tvmd_woofles_pool_params_t* p = (const tvmd_woofles_pool_params_t*)params;
   tvm_device_woofles_t* dev = (tvm_device_woofles_t*)resource_handle;
   if (p == NULL || buffers == NULL || dev == NULL) return TVMD_ERR_INVALID_ARGUMENT;
@@ -22,9 +24,9 @@ static int32_t woofles_pool(const void* params, void* const* buffers, void* reso
     return TVMD_ERR_INVALID_ARGUMENT;
   }
   const int32_t ch = p->channels;
-  const int8_t* input =
-      (const int8_t*)woofles_buffer(dev, buffers, 0, (uint64_t)p->batches * p->in_h * p->in_w * ch);
-  int8_t* output = (int8_t*)woofles_buffer(dev, buffers, 1, (uint64_t)p->batches * p->out_h * p->out_w * ch);
+  const uint64_t esize = wide ? 2u : 1u;
+  const uint8_t* input = woofles_buffer(dev, buffers, 0, (uint64_t)p->batches * p->in_h * p->in_w * ch * esize);
+  uint8_t* output = woofles_buffer(dev, buffers, 1, (uint64_t)p->batches * p->out_h * p->out_w * ch * esize);
   if (input == NULL || output == NULL) return TVMD_ERR_INVALID_ARGUMENT;
 
   const int32_t width = (int32_t)dev->mac_width;
@@ -41,36 +43,46 @@ static int32_t woofles_pool(const void* params, void* const* buffers, void* reso
         const int32_t fx1 = woofles_min_i32(p->filter_w, p->in_w - ix0);
         const int32_t count = (fy1 - fy0) * (fx1 - fx0);
         if (fy1 <= fy0 || fx1 <= fx0) return TVMD_ERR_KERNEL; /* window entirely in padding */
-        int8_t* out_px = output + (((size_t)b * p->out_h + oy) * p->out_w + ox) * ch;
+        const size_t out_px = (((size_t)b * p->out_h + oy) * p->out_w + ox) * ch;
         for (int32_t c0 = 0; c0 < ch; c0 += width) {
           const int32_t lanes = woofles_min_i32(width, ch - c0);
-          for (int32_t l = 0; l < lanes; ++l) acc[l] = average ? 0 : INT8_MIN;
+          for (int32_t l = 0; l < lanes; ++l) acc[l] = average ? 0 : wide ? INT16_MIN : INT8_MIN;
           for (int32_t fy = fy0; fy < fy1; ++fy) {
             for (int32_t fx = fx0; fx < fx1; ++fx) {
-              const int8_t* in_px = input + (((size_t)b * p->in_h + iy0 + fy) * p->in_w + ix0 + fx) * ch + c0;
+              const size_t in_px = (((size_t)b * p->in_h + iy0 + fy) * p->in_w + ix0 + fx) * ch + c0;
               for (int32_t l = 0; l < lanes; ++l) {
-                acc[l] = average ? acc[l] + in_px[l] : woofles_max_i32(acc[l], in_px[l]);
+                const int32_t x = woofles_load_elem(input, in_px + (size_t)l, wide);
+                acc[l] = average ? acc[l] + x : woofles_max_i32(acc[l], x);
               }
             }
           }
           for (int32_t l = 0; l < lanes; ++l) {
             int32_t v = acc[l];
             if (average) v = v > 0 ? (v + count / 2) / count : (v - count / 2) / count;
-            out_px[c0 + l] = (int8_t)tvmd_clamp_i32(v, p->act_min, p->act_max);
+            woofles_store_elem(output, out_px + (size_t)(c0 + l), wide, tvmd_clamp_i32(v, p->act_min, p->act_max));
           }
           ++tiles;
         }
       }
     }
   }
-  woofles_kernel_end(dev, tiles * ((uint64_t)p->filter_h * p->filter_w + WOOFLES_TILE_OVERHEAD));
+  const uint64_t rate = wide ? WOOFLES_INT16_RATE : 1u;
+  woofles_kernel_end(dev, tiles * ((uint64_t)p->filter_h * p->filter_w * rate + WOOFLES_TILE_OVERHEAD));
   return TVMD_OK;
 }
 
 int32_t tvmd_woofles_avg_pool2d_s8(const void* params, void* const* buffers, void* resource_handle) {
-  return woofles_pool(params, buffers, resource_handle, 1);
+  return woofles_pool(params, buffers, resource_handle, 1, 0);
 }
 
 int32_t tvmd_woofles_max_pool2d_s8(const void* params, void* const* buffers, void* resource_handle) {
-  return woofles_pool(params, buffers, resource_handle, 0);
+  return woofles_pool(params, buffers, resource_handle, 0, 0);
+}
+
+int32_t tvmd_woofles_avg_pool2d_s16(const void* params, void* const* buffers, void* resource_handle) {
+  return woofles_pool(params, buffers, resource_handle, 1, 1);
+}
+
+int32_t tvmd_woofles_max_pool2d_s16(const void* params, void* const* buffers, void* resource_handle) {
+  return woofles_pool(params, buffers, resource_handle, 0, 1);
 }

@@ -49,6 +49,49 @@ static inline void woofles_store_tile(const uint32_t* acc, int32_t lanes, int32_
   }
 }
 
+/* The cycle model's cost factor of int16 elements: the 16-bit datapath
+ * (-int16) runs its lanes at half the int8 rate (HALF_RATE in ops/limits.py). */
+#define WOOFLES_INT16_RATE 2u
+
+/* Element i of an int8 (wide == 0) or int16 (wide == 1) SRAM buffer; SRAM
+ * buffers carry no alignment promise, so int16 goes through memcpy. */
+static inline int32_t woofles_load_elem(const uint8_t* base, size_t i, int wide) {
+  if (wide) {
+    int16_t v;
+    memcpy(&v, base + i * sizeof(v), sizeof(v));
+    return v;
+  }
+  return (int8_t)base[i];
+}
+
+/* Stores v, already inside the element type's range. */
+static inline void woofles_store_elem(uint8_t* base, size_t i, int wide, int32_t v) {
+  if (wide) {
+    const int16_t s = (int16_t)v;
+    memcpy(base + i * sizeof(s), &s, sizeof(s));
+  } else {
+    base[i] = (uint8_t)(int8_t)v;
+  }
+}
+
+/*
+ * The window loader: it feeds the MAC array (and the PAD kernel) the pixels
+ * of an input window of an [N, H, W, C] tensor.  A tap outside the image is
+ * in the border: the loader returns NULL and its user supplies the border
+ * value (a convolution: the input zero point, whose corrected value 0 adds
+ * nothing, so the tap is skipped; PAD: the pad value).
+ */
+typedef struct {
+  int32_t h, w, ch, itemsize;
+} woofles_window_t;
+
+static inline const uint8_t* woofles_window_pixel(const uint8_t* base, const woofles_window_t* win, int32_t b,
+                                                  int32_t y, int32_t x) {
+  if (y < 0 || y >= win->h || x < 0 || x >= win->w) return NULL;
+  return base + ((((size_t)b * (size_t)win->h + (size_t)y) * (size_t)win->w + (size_t)x) * (size_t)win->ch) *
+                    (size_t)win->itemsize;
+}
+
 static inline int32_t woofles_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
 static inline int32_t woofles_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 

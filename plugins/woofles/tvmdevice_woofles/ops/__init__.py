@@ -21,14 +21,15 @@ from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import OpData, analyze
 from tvmdevice.params import ParamsStruct
 
-from . import add, conv, fully_connected, minmax, pooling, transpose_conv
+from . import add, conv, fully_connected, minmax, pad, pooling, transpose_conv
 from .limits import check_fits_sram
 
 __all__ = ["prepare", "PACKERS"]
 
-#: Operator type -> packer: ``(op data, options) -> (kernel name, params)``.
-#: Its keys are ``device.OPERATORS`` (a test holds them equal).
-PACKERS: dict[str, Callable[[Any, dict[str, Any]], tuple[str, ParamsStruct]]] = {
+#: Operator type -> packer: ``(op data, options, operator) -> (kernel name, params)``; a packer
+#: handles the int8 operator and the int16 variants ``device.OPERATORS`` declares for it (a test
+#: holds the operator types equal).
+PACKERS: dict[str, Callable[[Any, dict[str, Any], Operator], tuple[str, ParamsStruct]]] = {
     "CONV_2D": conv.pack,
     "DEPTHWISE_CONV_2D": conv.pack,
     "FULLY_CONNECTED": fully_connected.pack,
@@ -38,6 +39,8 @@ PACKERS: dict[str, Callable[[Any, dict[str, Any]], tuple[str, ParamsStruct]]] = 
     "MAXIMUM": minmax.pack,
     "MINIMUM": minmax.pack,
     "TRANSPOSE_CONV": transpose_conv.pack,
+    "PAD": pad.pack,
+    "PADV2": pad.pack,
 }
 
 
@@ -54,6 +57,6 @@ def prepare(graph: Graph, op: Operator, op_data: OpData | None, options: dict[st
     if packer is None:
         raise Refusal(f"the woofles NPU has no {op.type} unit (it runs {', '.join(sorted(PACKERS))})")
     data = analyze(graph, op) if op_data is None else op_data
-    kernel, params = packer(data, options)
+    kernel, params = packer(data, options, op)
     check_fits_sram(graph, op, options)
     return PreparedCall(name=kernel, kernel=_woofles.kernel_capsule(kernel), params=params)

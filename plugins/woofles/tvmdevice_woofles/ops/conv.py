@@ -4,22 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from tvmdevice.aot.ir import Operator
 from tvmdevice.ops import ConvData
 from tvmdevice.params import ParamsStruct
 
-from ..params import CONV_PARAMS
-from .limits import check_limit
+from ..params import CONV16_PARAMS, CONV_PARAMS
+from .limits import check_accumulator, check_int16, check_limit
 
 __all__ = ["pack"]
 
 
-def pack(data: ConvData, options: dict[str, Any]) -> tuple[str, ParamsStruct]:
-    """The kernel name and its ``tvmd_woofles_conv_params_t``.
+def pack(data: ConvData, options: dict[str, Any], op: Operator) -> tuple[str, ParamsStruct]:
+    """The kernel name and its ``tvmd_woofles_conv_params_t`` (int16x8: ``tvmd_woofles_conv16_params_t``).
 
-    :raises Refusal: dilation, filter size or channel count beyond the NPU's limits.
+    :raises Refusal: dilation, filter size or channel count beyond the NPU's limits; int16
+        activations without the 16-bit datapath, or an accumulation wider than its accumulators.
     """
     check_limit(max(data.dilation_h, data.dilation_w), options, "max_dilation", "dilation")
     check_limit(max(data.filter_h, data.filter_w), options, "max_kernel", "filter size")
     check_limit(max(data.in_ch, data.out_ch), options, "max_channels", "channel count")
-    kernel = "tvmd_woofles_depthwise_conv2d_s8" if data.depthwise else "tvmd_woofles_conv2d_s8"
-    return kernel, ParamsStruct(CONV_PARAMS, data)
+    name = "depthwise_conv2d" if data.depthwise else "conv2d"
+    if data.variant == "int16":
+        check_int16(options, "int16 activations")
+        check_accumulator(data.bias_bits, options)  # type: ignore[attr-defined]
+        return f"tvmd_woofles_{name}_s16", ParamsStruct(CONV16_PARAMS, data)
+    return f"tvmd_woofles_{name}_s8", ParamsStruct(CONV_PARAMS, data)

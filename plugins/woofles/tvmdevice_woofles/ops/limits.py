@@ -14,7 +14,7 @@ from typing import Any
 from tvmdevice.aot.ir import ABSENT, Graph, Operator
 from tvmdevice.errors import Refusal
 
-__all__ = ["ALLOC_ALIGNMENT", "check_limit", "check_fits_sram"]
+__all__ = ["ALLOC_ALIGNMENT", "check_limit", "check_fits_sram", "check_int16", "check_accumulator", "HALF_RATE"]
 
 #: Alignment the executor allocates tensors with; used to estimate SRAM need.
 ALLOC_ALIGNMENT = 64
@@ -25,6 +25,25 @@ def check_limit(value: int, options: dict[str, Any], option: str, what: str) -> 
     limit = int(options[option])
     if value > limit:
         raise Refusal(f"{what} {value} exceeds the NPU limit -{option}={limit}")
+
+
+#: int16 elements move through the 16-bit datapath at half the int8 rate (the cycle model's factor,
+#: ``WOOFLES_INT16_RATE`` in ``csrc/woofles_tile.h``).
+HALF_RATE = 2
+
+
+def check_int16(options: dict[str, Any], what: str) -> None:
+    """Refuse int16 ``what`` on a device declared without the 16-bit datapath (``-int16=0``)."""
+    if not options["int16"]:
+        raise Refusal(f"{what} need the 16-bit datapath, which this NPU is declared without (-int16=0)")
+
+
+def check_accumulator(bias_bits: int, options: dict[str, Any]) -> None:
+    """Refuse an int16x8 layer accumulating in ``bias_bits`` wider than the MAC accumulators (``-acc_bits``)."""
+    acc = int(options["acc_bits"])
+    if bias_bits > acc:
+        raise Refusal(f"it accumulates in {bias_bits} bits (TFLM's int16x8 rule for its bias), beyond the NPU's "
+                      f"{acc}-bit accumulators (-acc_bits={acc})")
 
 
 def check_fits_sram(graph: Graph, op: Operator, options: dict[str, Any]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tvmdevice.aot.ir import Operator
 from tvmdevice.ops.transpose_conv import TransposeConvData
 from tvmdevice.params import ParamsStruct
 
@@ -13,7 +14,7 @@ from .limits import check_limit
 __all__ = ["pack"]
 
 
-def pack(data: TransposeConvData, options: dict[str, Any]) -> tuple[str, ParamsStruct]:
+def pack(data: TransposeConvData, options: dict[str, Any], op: Operator) -> tuple[str, ParamsStruct]:
     """The kernel name and its ``tvmd_woofles_transpose_conv_params_t``.
 
     :raises Refusal: filter size or channel count beyond ``-max_kernel`` / ``-max_channels``.
