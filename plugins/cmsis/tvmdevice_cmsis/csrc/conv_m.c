@@ -38,25 +38,6 @@ static inline const int8_t* tap(const tvmd_cmsis_conv_m_params_t* p, const int8_
   return image + ((size_t)iy * (size_t)p->in_w + (size_t)ix) * (size_t)p->in_ch + (size_t)ch0;
 }
 
-/* The k = filter_h * filter_w * filter_in_ch input values of output pixel
- * px, in filter order; visit(dst_index, value_or_missing) is spelled out per
- * layout below, so this walks the window and hands each run of channels to
- * the caller's copy. */
-#define TVMD_CONV_WINDOW(p, px, RUN)                                                         \
-  do {                                                                                       \
-    const int32_t oy_ = (px) / (p)->out_w, ox_ = (px) % (p)->out_w;                          \
-    const int32_t iy0_ = oy_ * (p)->stride_h - (p)->pad_h, ix0_ = ox_ * (p)->stride_w - (p)->pad_w; \
-    int32_t at_ = 0;                                                                         \
-    for (int32_t fy_ = 0; fy_ < (p)->filter_h; fy_++) {                                      \
-      const int32_t iy_ = iy0_ + fy_ * (p)->dilation_h;                                      \
-      for (int32_t fx_ = 0; fx_ < (p)->filter_w; fx_++) {                                    \
-        const int8_t* src_ = tap((p), image, ch0, iy_, ix0_ + fx_ * (p)->dilation_w);        \
-        RUN(at_, src_, (p)->filter_in_ch);                                                   \
-        at_ += (p)->filter_in_ch;                                                            \
-      }                                                                                      \
-    }                                                                                        \
-  } while (0)
-
 /* ------------------------------------------------------------------ MVE */
 #if TVMD_CMSIS_MVE
 /* Row (int8, length k) of output pixel px: the window, the input zero point
@@ -186,22 +167,53 @@ static void conv_mve(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_weigh
 #define TVMD_COL_POS(j, k4) (j)
 #endif
 
-/* Column (int16, length k): the window with the input offset added, zero
- * where a tap is outside (the reference skips those taps). */
-#define TVMD_COL_RUN(at, src, n)                                                        \
-  do {                                                                                  \
-    for (int32_t c_ = 0; c_ < (n); c_++) {                                              \
-      const int32_t j_ = (at) + c_;                                                     \
-      col[TVMD_COL_POS(j_, k4)] = (src) == NULL ? 0 : (int16_t)((src)[c_] + offset);    \
-    }                                                                                   \
-  } while (0)
+/* n values of a column from src (NULL: taps outside the image, zero: the
+ * reference skips them) at column index at, the input offset added. */
+static inline void column_run(int16_t* col, int32_t at, const int8_t* src, int32_t n, int16_t offset, int32_t k4) {
+  int32_t i = 0;
+  (void)k4;
+#if TVMD_CMSIS_DSP
+  if (src != NULL && (at & 3) == 0) {
+    /* Whole groups of four: SXTAB16 widens values 0 and 2, then 1 and 3, with
+     * the offset, which is the order TVMD_COL_POS stores them in. */
+    const uint32_t offsets = ((uint32_t)(uint16_t)offset) * 0x10001u;
+    for (; i + 4 <= n && at + i + 4 <= k4; i += 4) {
+      const uint32_t w = tvmd_cmsis_read_s8x4(src + i);
+      const uint32_t x02 = __sxtab16(offsets, w), x13 = __sxtab16(offsets, w >> 8);
+      memcpy(col + at + i, &x02, sizeof x02);
+      memcpy(col + at + i + 2, &x13, sizeof x13);
+    }
+  }
+#endif
+  for (; i < n; i++) {
+    const int32_t j = at + i;
+    col[TVMD_COL_POS(j, k4)] = src == NULL ? 0 : (int16_t)(src[i] + offset);
+  }
+}
 
+/* Column (int16, length k): the window with the input offset added, zero
+ * where a tap is outside (the reference skips those taps).  A filter row
+ * inside the image, undilated, over whole input pixels, is one run. */
 static void fill_column(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int32_t px,
                         int16_t* col) {
   const int16_t offset = (int16_t)p->q.input_offset;
-  const int32_t k4 = p->k & ~3;
-  (void)k4;
-  TVMD_CONV_WINDOW(p, px, TVMD_COL_RUN);
+  const int32_t k4 = p->k & ~3, fic = p->filter_in_ch, fw = p->filter_w;
+  const int32_t oy = px / p->out_w, ox = px % p->out_w;
+  const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+  const int whole = p->dilation_w == 1 && fic == p->in_ch && ix0 >= 0 && ix0 + fw <= p->in_w;
+  int32_t at = 0;
+  for (int32_t fy = 0; fy < p->filter_h; fy++) {
+    const int32_t iy = iy0 + fy * p->dilation_h;
+    if (whole && iy >= 0 && iy < p->in_h) {
+      column_run(col, at, image + ((size_t)iy * (size_t)p->in_w + (size_t)ix0) * (size_t)fic, fw * fic, offset, k4);
+      at += fw * fic;
+      continue;
+    }
+    for (int32_t fx = 0; fx < fw; fx++) {
+      column_run(col, at, tap(p, image, ch0, iy, ix0 + fx * p->dilation_w), fic, offset, k4);
+      at += fic;
+    }
+  }
 }
 
 /* s[2 * c + r] = column c . filter row r, for columns c0, c1 and rows w0, w1. */
