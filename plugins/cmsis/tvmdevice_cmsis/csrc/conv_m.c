@@ -67,9 +67,9 @@ static void fill_row_s8(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image
   }
 }
 
-/* s[r] = row r . w (rows at stride k) and *wsum = sum(w), over k int8 values. */
-static inline void dot_4x1_mve(const int8_t* r0, int32_t stride, const int8_t* w, int32_t k, int32_t s[4],
-                               int32_t* wsum) {
+/* s[r * s_step] = row r . w (rows at stride k) and *wsum = sum(w), over k int8 values. */
+static inline void dot_4x1_mve(const int8_t* r0, int32_t stride, const int8_t* w, int32_t k, int32_t* s,
+                               int32_t s_step, int32_t* wsum) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, ws = 0;
   const int8_t *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
   for (int32_t j = k >> 4; j > 0; j--) {
@@ -96,9 +96,9 @@ static inline void dot_4x1_mve(const int8_t* r0, int32_t stride, const int8_t* w
     a3 = vmladavaq_s8(a3, vldrbq_z_s8(r3, t), wv);
   }
   s[0] = a0;
-  s[1] = a1;
-  s[2] = a2;
-  s[3] = a3;
+  s[s_step] = a1;
+  s[2 * s_step] = a2;
+  s[3 * s_step] = a3;
   *wsum = ws;
 }
 
@@ -137,9 +137,27 @@ static void conv_mve(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_weigh
         }
         const mve_pred16_t store = vctp32q((uint32_t)n);
         int8_t* out = out_image + (size_t)px * (size_t)out_ch;
-        for (int32_t oc = g * per_group; oc < (g + 1) * per_group; oc++) {
+        int32_t oc = g * per_group;
+        const int32_t end = (g + 1) * per_group;
+        /* Four channels at a time: their sums for the four pixels as [pixel][channel], then each
+         * pixel's four channels requantized as one vector and stored in place (no scatter). */
+        for (; oc + 4 <= end; oc += 4) {
+          int32_t t[16], ws[4];
+          for (int32_t j = 0; j < 4; j++) dot_4x1_mve(r0, k, filter + (size_t)(oc + j) * (size_t)k, k, t + j, 4, ws + j);
+          /* sum((x + offset) * w) = sum(x * w) + offset * sum(w): exact (bounded at prepare). */
+          int32x4_t base = vmulq_n_s32(vldrwq_s32(ws), input_offset);
+          if (bias != NULL) base = vaddq_s32(base, vldrwq_s32(bias + oc)); /* wraps, as the reference */
+          const int32x4_t m4 = per_channel ? vldrwq_s32(multiplier + oc) : m;
+          const int32x4_t sh4 = per_channel ? vldrbq_s32(shift + oc) : sh;
+          for (int32_t i = 0; i < n; i++) {
+            const int32x4_t acc = vaddq_s32(vldrwq_s32(t + 4 * i), base);
+            vstrbq_s32(out + (size_t)i * (size_t)out_ch + oc,
+                       tvmd_cmsis_clamp_mve(tvmd_cmsis_requantize_mve(acc, m4, sh4), &q));
+          }
+        }
+        for (; oc < end; oc++) {
           int32_t s[4], wsum;
-          dot_4x1_mve(r0, k, filter + (size_t)oc * (size_t)k, k, s, &wsum);
+          dot_4x1_mve(r0, k, filter + (size_t)oc * (size_t)k, k, s, 1, &wsum);
           /* sum((x + offset) * w) = sum(x * w) + offset * sum(w): exact (bounded at prepare). */
           int32x4_t acc = vaddq_n_s32(vldrwq_s32(s), wsum * input_offset);
           if (bias != NULL) acc = vaddq_n_s32(acc, bias[oc]); /* wraps, as the reference */
