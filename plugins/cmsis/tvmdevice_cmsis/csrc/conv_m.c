@@ -5,17 +5,21 @@
  * by output channels so several sums share every load, and requantizes as
  * TFLM's reference ConvPerChannel does:
  *
- *  - Helium (MVE): four output pixels against one output channel at a time,
- *    sixteen int8 products per VMLADAVA.  The pixels' receptive fields are
+ *  - Helium (MVE): four output pixels against four output channels at a
+ *    time (one channel at a time for a group's last channels), sixteen int8
+ *    products per VMLADAVA.  The pixels' receptive fields are
  *    int8 im2col rows (a tap outside the image holds the input zero point, so
  *    it adds nothing once the offset is applied); a pointwise convolution
  *    (1x1, stride 1, no padding, one group) reads the image itself.  The
  *    input offset enters as input_offset * sum(filter row), the sum taken by
  *    VADDVA in the same loop, as CMSIS-NN's arm_nn_mat_mult_nt_t_s8 does;
- *    the four sums are requantized as one vector and scattered.
+ *    each pixel's four channels are requantized as one vector (multipliers,
+ *    shifts and bias loaded once per four channels) and stored in place; a
+ *    lone channel's four pixels are requantized together and scattered.
  *  - DSP: two output pixels by two output channels; im2col columns of int16
- *    with the offset added (SXTAB16), stored in the order SXTB16 unpacks a
- *    filter word in ([0, 2], [1, 3] per four taps), two products per SMLAD.
+ *    with the offset added (SXTAB16, four values at a time along a filter row
+ *    inside the image), stored in the order SXTB16 unpacks a filter word in
+ *    ([0, 2], [1, 3] per four taps), two products per SMLAD.
  *  - plain C: the same blocking with int16 columns in natural order.
  *
  * Scratch, every path: 2 * k * sizeof(int16_t) bytes (what

@@ -11,10 +11,12 @@
  * output channel then reads input channel 0), the common shapes, run a block
  * of output channels of one output pixel at a time, its sums in registers
  * across all taps:
- *  - Helium (MVE): eight channels on two vectors of four int32 lanes, a
- *    VMUL and a VADD per four products (VMLA by the input value when it is
- *    shared), requantized four lanes at a time; only a last partial block is
- *    predicated.
+ *  - Helium (MVE), depth multiplier 1: sixteen channels at a time on int16
+ *    lanes (dw_block16_mve: VMULLB/VMULLT per eight products); the channels
+ *    left over, and one input channel, eight channels on two vectors of four
+ *    int32 lanes, a VMUL and a VADD per four products (VMLA by the input
+ *    value when it is shared), requantized four lanes at a time; only a last
+ *    partial block is predicated.
  *  - DSP: four channels; a word of four inputs widened with the offset by two
  *    SXTAB16, the filter word by two SXTB16, one SMLABB or SMLATT per
  *    product.
