@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 from bench_memory import models_folder
 from rich.progress import Progress
+from tvmdevice_cmsis.mcu_anchor import ANCHOR, KERNEL_CODE_LIMIT, TARGET_RATIO
 from tvmdevice_cmsis.standalone import call_data
 
 import tvmdevice
@@ -34,18 +35,7 @@ from tvmdevice.export.run import build_export
 from tvmdevice.testing.oracle import tflm_run
 
 CPUS = ("cortex-m55", "cortex-m4", "cortex-m3")
-#: TFLM (main) + CMSIS-NN (main), arm-none-eabi-gcc 12.2 -O2, one warm inference under QEMU, and TFLM's arena
-#: on M55 with CMSIS-NN (issue 15).
-ANCHOR = {
-    "hello_world_int8": {"cortex-m55": 2_234, "cortex-m4": 3_621, "arena": 1_312},
-    "micro_speech_int8": {"cortex-m55": 1_008_293, "cortex-m4": 1_495_456, "arena": 7_824},
-    "kws_dscnn_int8": {"cortex-m55": 1_814_035, "cortex-m4": 7_698_242, "arena": 27_360},
-    "ad_fc_autoencoder_int8": {"cortex-m55": 150_294, "cortex-m4": 583_225, "arena": 9_712},
-}
-#: Instructions per inference within this factor of the anchor on M55 and M4 (issue 15's target).
-TARGET_RATIO = 1.25
-#: Kernel code (the cmsis-nn kernels and the generated run function) on M55 at most this many bytes.
-KERNEL_CODE_LIMIT = 32 * 1024
+# ANCHOR, TARGET_RATIO, KERNEL_CODE_LIMIT: issue 15's figures, kept once in tvmdevice_cmsis.mcu_anchor.
 
 
 def target_for(cpu: str) -> str:

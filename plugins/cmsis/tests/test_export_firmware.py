@@ -148,6 +148,13 @@ OPERATORS = {
                                      input_zero_point=-20, activation="RELU6")),
     "depthwise_dm1": ("DEPTHWISE_CONV_2D", dict(input_shape=(1, 6, 5, 13), kernel=3, depth_multiplier=1,
                                                 per_channel=True, padding="SAME", input_zero_point=7)),
+    # MVE: blocks of 16 depthwise channels (int16 lanes, even/odd products), then an 8-channel tail.
+    "depthwise_dm1_wide": ("DEPTHWISE_CONV_2D", dict(input_shape=(1, 7, 6, 37), kernel=3, depth_multiplier=1,
+                                                     stride=2, per_channel=True, padding="SAME",
+                                                     input_zero_point=-11)),
+    "depthwise_dm1_per_tensor": ("DEPTHWISE_CONV_2D", dict(input_shape=(1, 5, 4, 32), kernel=3, depth_multiplier=1,
+                                                           per_channel=False, padding="SAME", input_zero_point=4,
+                                                           activation="RELU6")),
     "depthwise_one_channel": ("DEPTHWISE_CONV_2D", dict(input_shape=(1, 9, 8, 1), kernel=3, depth_multiplier=10,
                                                         stride=2, per_channel=True, input_zero_point=-3)),
     "fully_connected_per_channel": ("FULLY_CONNECTED", dict(input_shape=(1, 37), units=7, per_channel=True,

@@ -5,17 +5,21 @@
  * by output channels so several sums share every load, and requantizes as
  * TFLM's reference ConvPerChannel does:
  *
- *  - Helium (MVE): four output pixels against one output channel at a time,
- *    sixteen int8 products per VMLADAVA.  The pixels' receptive fields are
+ *  - Helium (MVE): four output pixels against four output channels at a
+ *    time (one channel at a time for a group's last channels), sixteen int8
+ *    products per VMLADAVA.  The pixels' receptive fields are
  *    int8 im2col rows (a tap outside the image holds the input zero point, so
  *    it adds nothing once the offset is applied); a pointwise convolution
  *    (1x1, stride 1, no padding, one group) reads the image itself.  The
  *    input offset enters as input_offset * sum(filter row), the sum taken by
  *    VADDVA in the same loop, as CMSIS-NN's arm_nn_mat_mult_nt_t_s8 does;
- *    the four sums are requantized as one vector and scattered.
+ *    each pixel's four channels are requantized as one vector (multipliers,
+ *    shifts and bias loaded once per four channels) and stored in place; a
+ *    lone channel's four pixels are requantized together and scattered.
  *  - DSP: two output pixels by two output channels; im2col columns of int16
- *    with the offset added (SXTAB16), stored in the order SXTB16 unpacks a
- *    filter word in ([0, 2], [1, 3] per four taps), two products per SMLAD.
+ *    with the offset added (SXTAB16, four values at a time along a filter row
+ *    inside the image), stored in the order SXTB16 unpacks a filter word in
+ *    ([0, 2], [1, 3] per four taps), two products per SMLAD.
  *  - plain C: the same blocking with int16 columns in natural order.
  *
  * Scratch, every path: 2 * k * sizeof(int16_t) bytes (what
@@ -37,25 +41,6 @@ static inline const int8_t* tap(const tvmd_cmsis_conv_m_params_t* p, const int8_
   if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w) return NULL;
   return image + ((size_t)iy * (size_t)p->in_w + (size_t)ix) * (size_t)p->in_ch + (size_t)ch0;
 }
-
-/* The k = filter_h * filter_w * filter_in_ch input values of output pixel
- * px, in filter order; visit(dst_index, value_or_missing) is spelled out per
- * layout below, so this walks the window and hands each run of channels to
- * the caller's copy. */
-#define TVMD_CONV_WINDOW(p, px, RUN)                                                         \
-  do {                                                                                       \
-    const int32_t oy_ = (px) / (p)->out_w, ox_ = (px) % (p)->out_w;                          \
-    const int32_t iy0_ = oy_ * (p)->stride_h - (p)->pad_h, ix0_ = ox_ * (p)->stride_w - (p)->pad_w; \
-    int32_t at_ = 0;                                                                         \
-    for (int32_t fy_ = 0; fy_ < (p)->filter_h; fy_++) {                                      \
-      const int32_t iy_ = iy0_ + fy_ * (p)->dilation_h;                                      \
-      for (int32_t fx_ = 0; fx_ < (p)->filter_w; fx_++) {                                    \
-        const int8_t* src_ = tap((p), image, ch0, iy_, ix0_ + fx_ * (p)->dilation_w);        \
-        RUN(at_, src_, (p)->filter_in_ch);                                                   \
-        at_ += (p)->filter_in_ch;                                                            \
-      }                                                                                      \
-    }                                                                                        \
-  } while (0)
 
 /* ------------------------------------------------------------------ MVE */
 #if TVMD_CMSIS_MVE
@@ -86,9 +71,9 @@ static void fill_row_s8(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image
   }
 }
 
-/* s[r] = row r . w (rows at stride k) and *wsum = sum(w), over k int8 values. */
-static inline void dot_4x1_mve(const int8_t* r0, int32_t stride, const int8_t* w, int32_t k, int32_t s[4],
-                               int32_t* wsum) {
+/* s[r * s_step] = row r . w (rows at stride k) and *wsum = sum(w), over k int8 values. */
+static inline void dot_4x1_mve(const int8_t* r0, int32_t stride, const int8_t* w, int32_t k, int32_t* s,
+                               int32_t s_step, int32_t* wsum) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, ws = 0;
   const int8_t *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
   for (int32_t j = k >> 4; j > 0; j--) {
@@ -115,9 +100,9 @@ static inline void dot_4x1_mve(const int8_t* r0, int32_t stride, const int8_t* w
     a3 = vmladavaq_s8(a3, vldrbq_z_s8(r3, t), wv);
   }
   s[0] = a0;
-  s[1] = a1;
-  s[2] = a2;
-  s[3] = a3;
+  s[s_step] = a1;
+  s[2 * s_step] = a2;
+  s[3 * s_step] = a3;
   *wsum = ws;
 }
 
@@ -156,9 +141,27 @@ static void conv_mve(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_weigh
         }
         const mve_pred16_t store = vctp32q((uint32_t)n);
         int8_t* out = out_image + (size_t)px * (size_t)out_ch;
-        for (int32_t oc = g * per_group; oc < (g + 1) * per_group; oc++) {
+        int32_t oc = g * per_group;
+        const int32_t end = (g + 1) * per_group;
+        /* Four channels at a time: their sums for the four pixels as [pixel][channel], then each
+         * pixel's four channels requantized as one vector and stored in place (no scatter). */
+        for (; oc + 4 <= end; oc += 4) {
+          int32_t t[16], ws[4];
+          for (int32_t j = 0; j < 4; j++) dot_4x1_mve(r0, k, filter + (size_t)(oc + j) * (size_t)k, k, t + j, 4, ws + j);
+          /* sum((x + offset) * w) = sum(x * w) + offset * sum(w): exact (bounded at prepare). */
+          int32x4_t base = vmulq_n_s32(vldrwq_s32(ws), input_offset);
+          if (bias != NULL) base = vaddq_s32(base, vldrwq_s32(bias + oc)); /* wraps, as the reference */
+          const int32x4_t m4 = per_channel ? vldrwq_s32(multiplier + oc) : m;
+          const int32x4_t sh4 = per_channel ? vldrbq_s32(shift + oc) : sh;
+          for (int32_t i = 0; i < n; i++) {
+            const int32x4_t acc = vaddq_s32(vldrwq_s32(t + 4 * i), base);
+            vstrbq_s32(out + (size_t)i * (size_t)out_ch + oc,
+                       tvmd_cmsis_clamp_mve(tvmd_cmsis_requantize_mve(acc, m4, sh4), &q));
+          }
+        }
+        for (; oc < end; oc++) {
           int32_t s[4], wsum;
-          dot_4x1_mve(r0, k, filter + (size_t)oc * (size_t)k, k, s, &wsum);
+          dot_4x1_mve(r0, k, filter + (size_t)oc * (size_t)k, k, s, 1, &wsum);
           /* sum((x + offset) * w) = sum(x * w) + offset * sum(w): exact (bounded at prepare). */
           int32x4_t acc = vaddq_n_s32(vldrwq_s32(s), wsum * input_offset);
           if (bias != NULL) acc = vaddq_n_s32(acc, bias[oc]); /* wraps, as the reference */
@@ -186,22 +189,53 @@ static void conv_mve(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_weigh
 #define TVMD_COL_POS(j, k4) (j)
 #endif
 
-/* Column (int16, length k): the window with the input offset added, zero
- * where a tap is outside (the reference skips those taps). */
-#define TVMD_COL_RUN(at, src, n)                                                        \
-  do {                                                                                  \
-    for (int32_t c_ = 0; c_ < (n); c_++) {                                              \
-      const int32_t j_ = (at) + c_;                                                     \
-      col[TVMD_COL_POS(j_, k4)] = (src) == NULL ? 0 : (int16_t)((src)[c_] + offset);    \
-    }                                                                                   \
-  } while (0)
+/* n values of a column from src (NULL: taps outside the image, zero: the
+ * reference skips them) at column index at, the input offset added. */
+static inline void column_run(int16_t* col, int32_t at, const int8_t* src, int32_t n, int16_t offset, int32_t k4) {
+  int32_t i = 0;
+  (void)k4;
+#if TVMD_CMSIS_DSP
+  if (src != NULL && (at & 3) == 0) {
+    /* Whole groups of four: SXTAB16 widens values 0 and 2, then 1 and 3, with
+     * the offset, which is the order TVMD_COL_POS stores them in. */
+    const uint32_t offsets = ((uint32_t)(uint16_t)offset) * 0x10001u;
+    for (; i + 4 <= n && at + i + 4 <= k4; i += 4) {
+      const uint32_t w = tvmd_cmsis_read_s8x4(src + i);
+      const uint32_t x02 = __sxtab16(offsets, w), x13 = __sxtab16(offsets, w >> 8);
+      memcpy(col + at + i, &x02, sizeof x02);
+      memcpy(col + at + i + 2, &x13, sizeof x13);
+    }
+  }
+#endif
+  for (; i < n; i++) {
+    const int32_t j = at + i;
+    col[TVMD_COL_POS(j, k4)] = src == NULL ? 0 : (int16_t)(src[i] + offset);
+  }
+}
 
+/* Column (int16, length k): the window with the input offset added, zero
+ * where a tap is outside (the reference skips those taps).  A filter row
+ * inside the image, undilated, over whole input pixels, is one run. */
 static void fill_column(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int32_t px,
                         int16_t* col) {
   const int16_t offset = (int16_t)p->q.input_offset;
-  const int32_t k4 = p->k & ~3;
-  (void)k4;
-  TVMD_CONV_WINDOW(p, px, TVMD_COL_RUN);
+  const int32_t k4 = p->k & ~3, fic = p->filter_in_ch, fw = p->filter_w;
+  const int32_t oy = px / p->out_w, ox = px % p->out_w;
+  const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+  const int whole = p->dilation_w == 1 && fic == p->in_ch && ix0 >= 0 && ix0 + fw <= p->in_w;
+  int32_t at = 0;
+  for (int32_t fy = 0; fy < p->filter_h; fy++) {
+    const int32_t iy = iy0 + fy * p->dilation_h;
+    if (whole && iy >= 0 && iy < p->in_h) {
+      column_run(col, at, image + ((size_t)iy * (size_t)p->in_w + (size_t)ix0) * (size_t)fic, fw * fic, offset, k4);
+      at += fw * fic;
+      continue;
+    }
+    for (int32_t fx = 0; fx < fw; fx++) {
+      column_run(col, at, tap(p, image, ch0, iy, ix0 + fx * p->dilation_w), fic, offset, k4);
+      at += fic;
+    }
+  }
 }
 
 /* s[2 * c + r] = column c . filter row r, for columns c0, c1 and rows w0, w1. */

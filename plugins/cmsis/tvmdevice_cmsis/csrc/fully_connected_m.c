@@ -8,8 +8,9 @@
  *    enters as input_offset * sum(weights row), the sum taken by VADDVA in
  *    the same loop (as CMSIS-NN's arm_nn_vec_mat_mult_t_s8 does); four
  *    channels requantized as one vector.
- *  - DSP: the input widened with its offset by SXTAB16 once per four values,
- *    each weights word unpacked by SXTB16, two products per SMLAD.
+ *  - DSP: four rows at a time (then pairs); the input widened with its
+ *    offset by SXTAB16 once per four values for all of them, each weights
+ *    word unpacked by SXTB16, two products per SMLAD.
  *  - plain C, and any CPU when the weights have a zero point (per-tensor
  *    weights offset, which TFLite's int8 weights never carry): the offsets
  *    added to each operand as TFLM's reference FullyConnected does.
@@ -72,6 +73,44 @@ static inline void dot_1x2(const int8_t* x, const int8_t* w0, const int8_t* w1, 
   s[1] = s1;
 }
 
+#if TVMD_CMSIS_DSP && !TVMD_CMSIS_MVE
+/* s[r] = sum((x[i] + in_offset) * w_r[i]) for the four rows at w, w + depth,
+ * ...: each word of input widened once (SXTAB16) for four rows' SMLADs. */
+TVMD_CMSIS_KEEP_ORDER static void dot_1x4(const int8_t* x, const int8_t* w, int32_t depth, int32_t in_offset,
+                                          int32_t s[4]) {
+  const uint32_t offsets = ((uint32_t)in_offset & 0xFFFFu) | ((uint32_t)in_offset << 16);
+  const int8_t *w1 = w + depth, *w2 = w1 + depth, *w3 = w2 + depth;
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, i = 0;
+  for (; i + 4 <= depth; i += 4) {
+    const uint32_t xw = tvmd_cmsis_read_s8x4(x + i);
+    const uint32_t x02 = __sxtab16(offsets, xw), x13 = __sxtab16(offsets, xw >> 8);
+    uint32_t v = tvmd_cmsis_read_s8x4(w + i);
+    s0 = __smlad(x02, __sxtb16(v), s0);
+    s0 = __smlad(x13, __sxtb16(v >> 8), s0);
+    v = tvmd_cmsis_read_s8x4(w1 + i);
+    s1 = __smlad(x02, __sxtb16(v), s1);
+    s1 = __smlad(x13, __sxtb16(v >> 8), s1);
+    v = tvmd_cmsis_read_s8x4(w2 + i);
+    s2 = __smlad(x02, __sxtb16(v), s2);
+    s2 = __smlad(x13, __sxtb16(v >> 8), s2);
+    v = tvmd_cmsis_read_s8x4(w3 + i);
+    s3 = __smlad(x02, __sxtb16(v), s3);
+    s3 = __smlad(x13, __sxtb16(v >> 8), s3);
+  }
+  for (; i < depth; i++) {
+    const int32_t v = (int32_t)x[i] + in_offset;
+    s0 += v * (int32_t)w[i];
+    s1 += v * (int32_t)w1[i];
+    s2 += v * (int32_t)w2[i];
+    s3 += v * (int32_t)w3[i];
+  }
+  s[0] = s0;
+  s[1] = s1;
+  s[2] = s2;
+  s[3] = s3;
+}
+#endif
+
 int32_t tvmd_cmsis_fully_connected_m_s8(const void* params, void* const* buffers, void* resource_handle) {
   const tvmd_cmsis_fully_connected_m_params_t* p = (const tvmd_cmsis_fully_connected_m_params_t*)params;
   if (p == NULL || p->kind != TVMD_CMSIS_KIND_FULLY_CONNECTED_M) return TVMD_ERR_INVALID_ARGUMENT;
@@ -116,7 +155,20 @@ int32_t tvmd_cmsis_fully_connected_m_s8(const void* params, void* const* buffers
       vstrbq_p_s32(out + oc, tvmd_cmsis_clamp_mve(tvmd_cmsis_requantize_mve(v, m, sh), &q), live);
     }
 #else
-    for (int32_t oc = 0; oc < p->out_ch; oc += 2) {
+    int32_t oc0 = 0;
+#if TVMD_CMSIS_DSP
+    /* DSP: four rows per pass while four remain, then pairs. */
+    for (; oc0 + 4 <= p->out_ch; oc0 += 4) {
+      int32_t s[4];
+      dot_1x4(x, io.filter + (size_t)oc0 * (size_t)depth, depth, in_offset, s);
+      for (int32_t j = 0; j < 4; j++) {
+        const int32_t oc = oc0 + j;
+        out[oc] = tvmd_cmsis_out_1(s[j], io.bias, oc, multiplier[oc * qstep], shift[oc * qstep], q.output_offset,
+                                   q.act_min, q.act_max);
+      }
+    }
+#endif
+    for (int32_t oc = oc0; oc < p->out_ch; oc += 2) {
       /* A lone last channel pairs with itself; its copy is not stored. */
       const int32_t oc1 = oc + 1 < p->out_ch ? oc + 1 : oc;
       int32_t s[2];
