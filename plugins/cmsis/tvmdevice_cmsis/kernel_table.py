@@ -39,7 +39,13 @@ from typing import TYPE_CHECKING, Any
 
 from tvmdevice.layout import Field, Layout
 
-from .params_s16 import CONV_S16_PARAMS, FULLY_CONNECTED_S16_PARAMS, SOFTMAX_S16_PARAMS, TRANSPOSE_PARAMS
+from .params_s16 import (
+    CONV_S16_PARAMS,
+    FULLY_CONNECTED_S16_PARAMS,
+    SOFTMAX_S16_PARAMS,
+    SVDF_PARAMS,
+    TRANSPOSE_PARAMS,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.aot.ir import Graph, Operator
@@ -318,6 +324,7 @@ KERNELS: tuple[Kernel, ...] = (
         ("softmax_s16", "SOFTMAX", SOFTMAX_S16_PARAMS, None, "int16"),
     )),
     Kernel("transpose", "TRANSPOSE", TRANSPOSE_PARAMS, "movement.prepare_transpose", packing=None, suffix=""),
+    Kernel("svdf", "SVDF", SVDF_PARAMS, "recurrent.prepare_svdf", packing=None),
 )
 #: The ``m-profile`` variants of the weighted kernels (tags after :data:`KERNELS`').
 M_PROFILE_KERNELS: tuple[Kernel, ...] = (

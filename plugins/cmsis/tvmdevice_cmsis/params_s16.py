@@ -1,4 +1,4 @@
-"""Params structs of cmsis-nn's int16x8 kernels and TRANSPOSE (issue 12).
+"""Params structs of cmsis-nn's int16x8 kernels, TRANSPOSE and SVDF (issue 12).
 
 CMSIS-NN's s16 kernels (``arm_convolve_s16``, ``arm_depthwise_conv_s16``,
 ``arm_fully_connected_s16``, ``arm_softmax_s16``...) take their int16
@@ -16,7 +16,7 @@ from __future__ import annotations
 from tvmdevice.layout import Field, Layout
 
 __all__ = ["CONV_S16_PARAMS", "FULLY_CONNECTED_S16_PARAMS", "SOFTMAX_S16_PARAMS", "TRANSPOSE_PARAMS",
-           "TRANSPOSE_DIMS"]
+           "TRANSPOSE_DIMS", "SVDF_PARAMS"]
 
 #: Rank of CMSIS-NN's arm_transpose_s8 (``cmsis_nn_dims``: N, H, W, C).
 TRANSPOSE_DIMS = 4
@@ -69,3 +69,15 @@ TRANSPOSE_PARAMS = Layout("tvmd_cmsis_transpose_params_t", (
     Field("out_shape", "int32_t", (TRANSPOSE_DIMS,), doc="output shape right-aligned to 4 (1 before)"),
     Field("strides", "int32_t", (TRANSPOSE_DIMS,), doc="input element stride of each output dimension"),
 ), doc="TRANSPOSE of up to 4 dimensions (arm_transpose_s8 / _s16): a permuted strided copy.")
+
+SVDF_PARAMS = Layout("tvmd_cmsis_svdf_params_t", (
+    _kind("TVMD_CMSIS_KIND_SVDF"),
+    Field("state_bits", "int32_t", doc="16: int16 time weights and state (arm_svdf_state_s16_s8); 8: int8 (arm_svdf_s8)"),
+    *_int32("batches", "n_input", "n_filter", "n_unit", "rank", "n_memory"),
+    *_int32("input_zero_point", "state_zero_point", "output_zero_point"),
+    Field("state_min", "int32_t", doc="the state type's range"), Field("state_max", "int32_t"),
+    Field("scale1_multiplier", "int32_t", doc="feature matmul -> state"), Field("scale1_shift", "int32_t"),
+    Field("scale2_multiplier", "int32_t", doc="time products + bias -> output"), Field("scale2_shift", "int32_t"),
+    Field("has_bias", "int32_t"),
+), doc="SVDF, int8 input and output, int16 or int8 activation state and time weights; the state buffer "
+       "(a variable tensor) is updated in place.")
