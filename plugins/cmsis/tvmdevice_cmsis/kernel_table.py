@@ -42,6 +42,7 @@ from tvmdevice.layout import Field, Layout
 from .params_s16 import (
     CONV_S16_PARAMS,
     FULLY_CONNECTED_S16_PARAMS,
+    LSTM_PARAMS,
     SOFTMAX_S16_PARAMS,
     SVDF_PARAMS,
     TRANSPOSE_PARAMS,
@@ -325,6 +326,8 @@ KERNELS: tuple[Kernel, ...] = (
     )),
     Kernel("transpose", "TRANSPOSE", TRANSPOSE_PARAMS, "movement.prepare_transpose", packing=None, suffix=""),
     Kernel("svdf", "SVDF", SVDF_PARAMS, "recurrent.prepare_svdf", packing=None),
+    Kernel("lstm_unidirectional", "UNIDIRECTIONAL_SEQUENCE_LSTM", LSTM_PARAMS, "recurrent.prepare_lstm",
+           packing=None, suffix=""),
 )
 #: The ``m-profile`` variants of the weighted kernels (tags after :data:`KERNELS`').
 M_PROFILE_KERNELS: tuple[Kernel, ...] = (

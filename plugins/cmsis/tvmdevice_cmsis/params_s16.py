@@ -1,4 +1,4 @@
-"""Params structs of cmsis-nn's int16x8 kernels, TRANSPOSE and SVDF (issue 12).
+"""Params structs of cmsis-nn's int16x8 kernels, TRANSPOSE, SVDF and LSTM (issue 12).
 
 CMSIS-NN's s16 kernels (``arm_convolve_s16``, ``arm_depthwise_conv_s16``,
 ``arm_fully_connected_s16``, ``arm_softmax_s16``...) take their int16
@@ -16,7 +16,10 @@ from __future__ import annotations
 from tvmdevice.layout import Field, Layout
 
 __all__ = ["CONV_S16_PARAMS", "FULLY_CONNECTED_S16_PARAMS", "SOFTMAX_S16_PARAMS", "TRANSPOSE_PARAMS",
-           "TRANSPOSE_DIMS", "SVDF_PARAMS"]
+           "TRANSPOSE_DIMS", "SVDF_PARAMS", "LSTM_PARAMS", "LSTM_GATES"]
+
+#: Per-gate arrays hold the input, forget, cell and output gates, in TFLite's operand order.
+LSTM_GATES = 4
 
 #: Rank of CMSIS-NN's arm_transpose_s8 (``cmsis_nn_dims``: N, H, W, C).
 TRANSPOSE_DIMS = 4
@@ -81,3 +84,27 @@ SVDF_PARAMS = Layout("tvmd_cmsis_svdf_params_t", (
     Field("has_bias", "int32_t"),
 ), doc="SVDF, int8 input and output, int16 or int8 activation state and time weights; the state buffer "
        "(a variable tensor) is updated in place.")
+
+LSTM_PARAMS = Layout("tvmd_cmsis_lstm_params_t", (
+    _kind("TVMD_CMSIS_KIND_LSTM_UNIDIRECTIONAL"),
+    Field("activation_bits", "int32_t", doc="8: int8 activations, int32 biases (arm_lstm_unidirectional_s8); "
+                                            "16: int16 activations, int64 biases (arm_lstm_unidirectional_s16)"),
+    Field("time_major", "int32_t", doc="1: input [time, batch, features], all batches per step; 0: batch major"),
+    *_int32("batches", "time_steps", "n_input", "n_state"),
+    Field("hidden_zero_point", "int32_t"),
+    Field("hidden_min", "int32_t", doc="the activation type's range"), Field("hidden_max", "int32_t"),
+    Field("gate_input_multiplier", "int32_t", (LSTM_GATES,), doc="input x weights -> Q3.12, per gate"),
+    Field("gate_input_shift", "int32_t", (LSTM_GATES,)),
+    Field("gate_recurrent_multiplier", "int32_t", (LSTM_GATES,), doc="hidden x weights -> Q3.12, per gate"),
+    Field("gate_recurrent_shift", "int32_t", (LSTM_GATES,)),
+    *_int32("forget_multiplier", "forget_shift", "input_multiplier", "input_shift", "output_multiplier",
+            "output_shift"),
+    Field("cell_clip", "int32_t", doc="quantized cell clip"),
+    Field("cell_clip_enabled", "int32_t", doc="1 when the model's cell_clip > 0"),
+    Field("cell_tanh_multiplier", "int32_t", doc="tanh of the cell state: (x * multiplier + round) >> shift"),
+    Field("cell_tanh_shift", "int32_t"),
+    Field("kernel_sums", "const int32_t*",
+          doc="int8: [2][4][n_state] the input and recurrent parts' constant terms (bias + zero-point offset x "
+              "weight row sum, CMSIS-NN's kernel sums); int16: unused (zero points are 0, biases read in place)"),
+), doc="UNIDIRECTIONAL_SEQUENCE_LSTM, int8 or int16 activations, int8 weights, int16 cell state; the hidden "
+       "and cell state buffers (variable tensors) are updated in place.")
