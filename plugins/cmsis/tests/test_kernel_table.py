@@ -118,3 +118,12 @@ def test_generic_files_name_no_kernel(name):
     for k in KERNELS:
         for word in (k.symbol, k.enum, k.layout.c_type, k.op_type):
             assert not re.search(rf"\b{word}\b", text), f"{name} names {word}: a new kernel would have to edit it"
+
+
+def test_the_readme_operator_table_is_the_generated_one():
+    from tvmdevice_cmsis.operator_table import BEGIN, END, operator_table
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert f"{BEGIN}\n{operator_table()}{END}\n" in readme, "run python -m tvmdevice_cmsis.operator_table"
+    for k in KERNELS:  # every kernel key the device declares has its row
+        assert f"| `{k.key}` | `{k.symbol}`" in readme

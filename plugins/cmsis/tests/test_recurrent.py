@@ -1,4 +1,5 @@
-"""SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM on cmsis-nn: bit-exact with tflite-micro run after run, state carried like TFLM's variable tensors.
+"""SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM on cmsis-nn: bit-exact with tflite-micro run after run, the
+state carried like TFLM's variable tensors.
 
 Each model (the builder's, laid out as the TFLite converter does) runs several consecutive times in one
 TFLM interpreter and on cmsis-nn through the executor; every output and the activation state after each
@@ -13,9 +14,9 @@ import pytest
 import tvmdevice
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from tvmdevice import ops
 from tvmdevice.aot.builder import ModelBuilder
 from tvmdevice.aot.frontend import load_tflite
-from tvmdevice import ops
 from tvmdevice.errors import ModelError, Refusal
 
 runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
@@ -35,8 +36,8 @@ def lstm_model(shape: tuple[int, int, int], units: int, *, time_major: bool, int
                seed: int, zero_point: int, cell_scale_power: int) -> bytes:
     b = ModelBuilder(seed=seed)
     x = b.input(shape, scale=1 / 4096, dtype="int16") if int16 else b.input(shape, scale=0.03, zero_point=zero_point)
-    b.output(b.lstm(x, units, time_major=time_major, cell_clip=cell_clip, out_zero_point=0 if int16 else zero_point // 3,
-                    cell_scale_power=cell_scale_power))
+    b.output(b.lstm(x, units, time_major=time_major, cell_clip=cell_clip,
+                    out_zero_point=0 if int16 else zero_point // 3, cell_scale_power=cell_scale_power))
     return b.build()
 
 

@@ -179,7 +179,7 @@ POOL_PARAMS = Layout("tvmd_cmsis_pool_params_t", (
 
 SOFTMAX_PARAMS = Layout("tvmd_cmsis_softmax_params_t", (
     _kind("TVMD_CMSIS_KIND_SOFTMAX"), *_int32("rows", "depth", "input_multiplier", "input_left_shift", "diff_min"),
-), doc="SOFTMAX int8 -> int8 along the last axis (TFLM's gemmlowp path).")
+), doc="SOFTMAX of int8 along the last axis (TFLM's gemmlowp path): int8 output, or int16 for int8->int16.")
 
 ELEMENTWISE_PARAMS = Layout("tvmd_cmsis_elementwise_params_t", (
     _kind("TVMD_CMSIS_KIND_ADD or TVMD_CMSIS_KIND_MUL"),

@@ -75,7 +75,8 @@ TRANSPOSE_PARAMS = Layout("tvmd_cmsis_transpose_params_t", (
 
 SVDF_PARAMS = Layout("tvmd_cmsis_svdf_params_t", (
     _kind("TVMD_CMSIS_KIND_SVDF"),
-    Field("state_bits", "int32_t", doc="16: int16 time weights and state (arm_svdf_state_s16_s8); 8: int8 (arm_svdf_s8)"),
+    Field("state_bits", "int32_t",
+          doc="16: int16 time weights and state (arm_svdf_state_s16_s8); 8: int8 (arm_svdf_s8)"),
     *_int32("batches", "n_input", "n_filter", "n_unit", "rank", "n_memory"),
     *_int32("input_zero_point", "state_zero_point", "output_zero_point"),
     Field("state_min", "int32_t", doc="the state type's range"), Field("state_max", "int32_t"),
