@@ -37,10 +37,14 @@ settings.load_profile("cmsis")
 
 
 def random_inputs(graph: Graph, seed: int) -> list[np.ndarray]:
-    """Uniform int8 values for every graph input."""
+    """Uniform values over the whole range of each graph input's type (int8 or int16)."""
     rng = np.random.default_rng(seed)
-    return [rng.integers(-128, 128, size=graph.tensor(i).shape, dtype=np.int64).astype(np.int8)
-            for i in graph.inputs]
+    out = []
+    for i in graph.inputs:
+        t = graph.tensor(i)
+        info = np.iinfo(np.dtype(t.dtype))
+        out.append(rng.integers(info.min, info.max + 1, size=t.shape, dtype=np.int64).astype(t.dtype))
+    return out
 
 
 def op_arrays(graph: Graph, inputs: Sequence[np.ndarray]) -> list[np.ndarray | None]:

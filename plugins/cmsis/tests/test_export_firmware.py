@@ -183,3 +183,45 @@ def test_one_kernel_in_firmware_gives_the_python_executor_s_bytes(tmp_path, cpu,
     assert result.status == 0, f"status {result.status}: {result.stderr}"
     got = (tmp_path / "out.bin").read_bytes()
     assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
+
+
+# The int16x8 kernels and TRANSPOSE (issue 12): one kernel serves every packing.
+I16 = {"input_dtype": "int16", "input_scale": 0.0005}
+ISSUE12_OPERATORS = {
+    "conv_s16": ("CONV_2D", dict(I16, input_shape=(1, 7, 6, 4), filters=6, kernel=3, groups=2, padding="SAME",
+                                 activation="RELU")),
+    "depthwise_conv_s16": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 6, 5, 3), kernel=3, depth_multiplier=2,
+                                                     stride=2, dilation=1, padding="SAME")),
+    "fully_connected_s16": ("FULLY_CONNECTED", dict(I16, input_shape=(2, 30), units=9, per_channel=True)),
+    "add_s16": ("ADD", dict(I16, input_shape=(1, 3, 4, 5), input2_shape=(1, 1, 4, 1), input2_scale=0.001)),
+    "mul_s16": ("MUL", dict(I16, input_shape=(1, 3, 4, 5), input2_shape=(1, 3, 1, 5), input2_scale=0.001,
+                            out_scale=0.01)),
+    "avg_pool_s16": ("AVERAGE_POOL_2D", dict(I16, input_shape=(1, 7, 7, 3), pool=3, stride=2, padding="SAME")),
+    "max_pool_s16": ("MAX_POOL_2D", dict(I16, input_shape=(1, 7, 7, 3), pool=3, stride=2, padding="SAME")),
+    "softmax_s8_s16": ("SOFTMAX", dict(input_shape=(2, 40), input_scale=0.1, out_dtype="int16")),
+    "softmax_s16": ("SOFTMAX", dict(I16, input_shape=(3, 50))),
+    "transpose": ("TRANSPOSE", dict(input_shape=(2, 3, 4, 5))),
+}
+
+
+@pytest.mark.parametrize("operator", list(ISSUE12_OPERATORS))
+@pytest.mark.parametrize("cpu", ["host", "cortex-m55", "cortex-m4", "cortex-m3"])
+def test_issue12_kernel_in_firmware_gives_the_python_executor_s_bytes(tmp_path, cpu, operator):
+    _require(cpu)
+    op_type, params = ISSUE12_OPERATORS[operator]
+    _, graph = single(op_type, **params)
+    call = kernels.prepare(graph, graph.operators[0], mcpu=OPTIONS["mcpu"])
+    assert call.name == f"tvmd_cmsis_{operator}"
+    arrays = op_arrays(graph, random_inputs(graph, 3))
+    kernels.run(call, arrays)
+    expected = arrays[-1].tobytes()
+    firmware_arrays = [*arrays[:-1], np.zeros_like(arrays[-1])]
+
+    srcs, includes = _layout(tmp_path, _contribution(cpu))
+    main = tmp_path / "main.c"
+    main.write_text(_program(call, firmware_arrays, call.name))
+    image = firmware.build([main, *srcs], includes, cpu, tmp_path / "build", name=f"cmsis-{operator}")
+    result = firmware.run(image, ["out.bin"], cwd=tmp_path, timeout=120)
+    assert result.status == 0, f"status {result.status}: {result.stderr}"
+    got = (tmp_path / "out.bin").read_bytes()
+    assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"

@@ -29,15 +29,17 @@ def test_the_extension_was_built_from_this_table():
 
 
 def test_every_kernel_runs_an_operator_of_the_layer_and_its_prepare_step_resolves():
-    assert len({k.kind for k in KERNELS}) == len({k.op_type for k in KERNELS}) == len(KERNELS)
+    # One kernel per kernel key ("ADD", "ADD:int16"...): the int16x8 variants have kernels of their own.
+    assert len({k.kind for k in KERNELS}) == len({k.key for k in KERNELS}) == len(KERNELS)
     for k in KERNELS:
         assert k.op_type in OPERATORS
+        assert k.key == (f"{k.op_type}:{k.variant}" if k.variant else k.op_type)
         assert k.layout.fields[0].name == "kind"
         assert k.prepare is None or callable(k.prepare_step())
 
 
 def test_the_device_counts_calls_per_kernel_of_the_table():
-    assert KERNEL_KINDS == tuple(k.op_type for k in KERNELS)
+    assert KERNEL_KINDS == tuple(k.key for k in KERNELS)
     assert DEVICE_TYPE.operators == frozenset(KERNEL_KINDS)
     assert LAYOUT.field("call_counts").count == (len(KERNELS),)
 
@@ -116,3 +118,12 @@ def test_generic_files_name_no_kernel(name):
     for k in KERNELS:
         for word in (k.symbol, k.enum, k.layout.c_type, k.op_type):
             assert not re.search(rf"\b{word}\b", text), f"{name} names {word}: a new kernel would have to edit it"
+
+
+def test_the_readme_operator_table_is_the_generated_one():
+    from tvmdevice_cmsis.operator_table import BEGIN, END, operator_table
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert f"{BEGIN}\n{operator_table()}{END}\n" in readme, "run python -m tvmdevice_cmsis.operator_table"
+    for k in KERNELS:  # every kernel key the device declares has its row
+        assert f"| `{k.key}` | `{k.symbol}`" in readme

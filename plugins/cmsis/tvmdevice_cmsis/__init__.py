@@ -1,6 +1,6 @@
 """tvmdevice-cmsis: the ``cmsis-nn`` device for tvmdevice.
 
-int8 kernels with CMSIS-NN / TensorFlow Lite Micro reference semantics, in
+int8 and int16x8 kernels (and SVDF, LSTM, TRANSPOSE) with CMSIS-NN / TensorFlow Lite Micro reference semantics, in
 portable C99 with Cython bindings.  The plugin registers itself through the
 ``tvmdevice`` entry-point group; use it through a target string
 (``"cmsis-nn, c"``) or directly:

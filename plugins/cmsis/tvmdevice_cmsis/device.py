@@ -16,11 +16,12 @@ __all__ = ["API_VERSION", "KERNEL_KINDS", "OPERATORS", "LAYOUT", "DEVICE_TYPE", 
 #: Version of this device's struct and kernel contract (``api_version`` member).
 API_VERSION = 1
 
-#: The operator of each kernel family, in the order of the ``call_counts``
+#: The kernel key (:func:`tvmdevice.ops.kernel_key`: the operator, or
+#: ``"<operator>:<variant>"`` for an int16x8 one) of each kernel family, in the order of the ``call_counts``
 #: array (the kernel table's order, ``TVMD_CMSIS_KIND_*``).
-KERNEL_KINDS: tuple[str, ...] = tuple(k.op_type for k in KERNELS)
+KERNEL_KINDS: tuple[str, ...] = tuple(k.key for k in KERNELS)
 
-#: TFLite operators the device has kernels for (prepare decides per operator).
+#: Kernel keys the device has kernels for (prepare decides per operator).
 OPERATORS = frozenset(KERNEL_KINDS)
 
 #: Default limit on one kernel call's scratch, in KiB (placement declines calls that need more).
@@ -40,7 +41,7 @@ LAYOUT = Layout(
         Field("macs", "uint64_t", doc="multiply-accumulates performed by convolutions and fully connected"),
         Field("num_opens", "uint32_t", doc="times the device was opened"),
     ),
-    doc="State of a cmsis-nn device: int8 CMSIS-NN/TFLM kernels on host memory.",
+    doc="State of a cmsis-nn device: int8 and int16x8 CMSIS-NN/TFLM kernels on host memory.",
 )
 
 DEVICE_TYPE = DeviceType(
@@ -58,5 +59,5 @@ DEVICE_TYPE = DeviceType(
     memory=MemoryKind.HOST,
     operators=OPERATORS,
     is_host=False,
-    description="int8 kernels with CMSIS-NN / TFLite Micro semantics in portable C99",
+    description="int8 and int16x8 kernels with CMSIS-NN / TFLite Micro semantics in portable C99",
 )

@@ -39,6 +39,15 @@ from typing import TYPE_CHECKING, Any
 
 from tvmdevice.layout import Field, Layout
 
+from .params_s16 import (
+    CONV_S16_PARAMS,
+    FULLY_CONNECTED_S16_PARAMS,
+    LSTM_PARAMS,
+    SOFTMAX_S16_PARAMS,
+    SVDF_PARAMS,
+    TRANSPOSE_PARAMS,
+)
+
 if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.aot.ir import Graph, Operator
 
@@ -170,7 +179,7 @@ POOL_PARAMS = Layout("tvmd_cmsis_pool_params_t", (
 
 SOFTMAX_PARAMS = Layout("tvmd_cmsis_softmax_params_t", (
     _kind("TVMD_CMSIS_KIND_SOFTMAX"), *_int32("rows", "depth", "input_multiplier", "input_left_shift", "diff_min"),
-), doc="SOFTMAX int8 -> int8 along the last axis (TFLM's gemmlowp path).")
+), doc="SOFTMAX of int8 along the last axis (TFLM's gemmlowp path): int8 output, or int16 for int8->int16.")
 
 ELEMENTWISE_PARAMS = Layout("tvmd_cmsis_elementwise_params_t", (
     _kind("TVMD_CMSIS_KIND_ADD or TVMD_CMSIS_KIND_MUL"),
@@ -229,7 +238,7 @@ BATCH_MATMUL_PARAMS = Layout("tvmd_cmsis_batch_matmul_params_t", (
 class Kernel:
     """One cmsis-nn kernel family.
 
-    :param kind: the kernel's short name; the C kernel is ``tvmd_cmsis_<kind>_s8``.
+    :param kind: the kernel's short name; the C kernel is ``tvmd_cmsis_<kind><suffix>``.
     :param op_type: the TFLite operator it runs.
     :param layout: its params struct.
     :param prepare: ``"<module>.<function>"`` in :mod:`tvmdevice_cmsis.ops`:
@@ -238,6 +247,10 @@ class Kernel:
         stays light); ``None`` when the op data fills the struct alone.
     :param packing: the packing it takes (:data:`PACKINGS`), ``None`` when it
         takes the operands as they are (serves both).
+    :param variant: the op data variant it runs (:attr:`tvmdevice.ops.OpData.variant`:
+        ``"int16"``, ``"int8->int16"``), ``""`` for the operator's int8 form.
+    :param suffix: the C name's ending after the kind: ``"_s8"`` for the int8
+        kernels; ``""`` where the kind names its types (``conv_s16``).
     """
 
     kind: str
@@ -245,11 +258,18 @@ class Kernel:
     layout: Layout
     prepare: str | None = None
     packing: str | None = HOST_PACKING
+    variant: str = ""
+    suffix: str = "_s8"
+
+    @property
+    def key(self) -> str:
+        """The kernel key it runs (:func:`tvmdevice.ops.kernel_key`): ``"ADD"``, ``"ADD:int16"``..."""
+        return f"{self.op_type}:{self.variant}" if self.variant else self.op_type
 
     @property
     def symbol(self) -> str:
-        """The C kernel, ``tvmd_cmsis_<kind>_s8``."""
-        return f"tvmd_cmsis_{self.kind}_s8"
+        """The C kernel, ``tvmd_cmsis_<kind><suffix>``."""
+        return f"tvmd_cmsis_{self.kind}{self.suffix}"
 
     @property
     def enum(self) -> str:
@@ -263,8 +283,8 @@ class Kernel:
 
     @property
     def slot(self) -> int:
-        """Its ``call_counts`` slot: the index of its operator's kernel in :data:`KERNELS`."""
-        return KERNEL_BY_OP[self.op_type].index
+        """Its ``call_counts`` slot: the index of its kernel key's kernel in :data:`KERNELS`."""
+        return KERNEL_BY_OP[self.key].index
 
     def prepare_step(self) -> "Callable[[Graph, Operator, Any], KernelPlan] | None":
         """The prepare function named by :attr:`prepare`."""
@@ -290,6 +310,24 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("minimum", "MINIMUM", MINMAX_PARAMS, "arith.prepare_minmax", packing=None),
     Kernel("transpose_conv", "TRANSPOSE_CONV", TRANSPOSE_CONV_PARAMS, "arith.prepare_transpose_conv", packing=None),
     Kernel("batch_matmul", "BATCH_MATMUL", BATCH_MATMUL_PARAMS, "arith.prepare_batch_matmul", packing=None),
+    # issue 12: CMSIS-NN's int16x8 kernels (ops/int16.py), the operands read in place
+    *(Kernel(kind, op_type, layout, prepare, packing=None, variant=variant, suffix="") for kind, op_type, layout,
+      prepare, variant in (
+        ("conv_s16", "CONV_2D", CONV_S16_PARAMS, "int16.prepare_conv", "int16"),
+        ("depthwise_conv_s16", "DEPTHWISE_CONV_2D", CONV_S16_PARAMS, "int16.prepare_conv", "int16"),
+        ("fully_connected_s16", "FULLY_CONNECTED", FULLY_CONNECTED_S16_PARAMS, "int16.prepare_fully_connected",
+         "int16"),
+        ("add_s16", "ADD", ELEMENTWISE_PARAMS, "elementwise.prepare", "int16"),
+        ("mul_s16", "MUL", ELEMENTWISE_PARAMS, "elementwise.prepare", "int16"),
+        ("avg_pool_s16", "AVERAGE_POOL_2D", POOL_PARAMS, "pooling.prepare", "int16"),
+        ("max_pool_s16", "MAX_POOL_2D", POOL_PARAMS, "pooling.prepare", "int16"),
+        ("softmax_s8_s16", "SOFTMAX", SOFTMAX_PARAMS, None, "int8->int16"),
+        ("softmax_s16", "SOFTMAX", SOFTMAX_S16_PARAMS, None, "int16"),
+    )),
+    Kernel("transpose", "TRANSPOSE", TRANSPOSE_PARAMS, "movement.prepare_transpose", packing=None, suffix=""),
+    Kernel("svdf", "SVDF", SVDF_PARAMS, "recurrent.prepare_svdf", packing=None),
+    Kernel("lstm_unidirectional", "UNIDIRECTIONAL_SEQUENCE_LSTM", LSTM_PARAMS, "recurrent.prepare_lstm",
+           packing=None, suffix=""),
 )
 #: The ``m-profile`` variants of the weighted kernels (tags after :data:`KERNELS`').
 M_PROFILE_KERNELS: tuple[Kernel, ...] = (
@@ -303,17 +341,18 @@ M_PROFILE_KERNELS: tuple[Kernel, ...] = (
 #: Every compiled kernel, in tag order: the extension's kernel table.
 ALL_KERNELS: tuple[Kernel, ...] = KERNELS + M_PROFILE_KERNELS
 
-#: TFLite operator -> its kernel in :data:`KERNELS` (its ``call_counts`` slot).
-KERNEL_BY_OP: dict[str, Kernel] = {k.op_type: k for k in KERNELS}
+#: Kernel key (``"ADD"``, ``"ADD:int16"``) -> its kernel in :data:`KERNELS` (its ``call_counts`` slot).
+KERNEL_BY_OP: dict[str, Kernel] = {k.key: k for k in KERNELS}
 #: Kernel name -> kernel, every packing.
 KERNEL_BY_KIND: dict[str, Kernel] = {k.kind: k for k in ALL_KERNELS}
-_M_PROFILE_BY_OP: dict[str, Kernel] = {k.op_type: k for k in M_PROFILE_KERNELS}
+_M_PROFILE_BY_OP: dict[str, Kernel] = {k.key: k for k in M_PROFILE_KERNELS}
 #: Each params struct once, in table order (the generated header declares them, nested ones first).
 PARAMS_LAYOUTS: tuple[Layout, ...] = tuple(dict.fromkeys(k.layout for k in ALL_KERNELS))
 
 
-def kernel_for(op_type: str, packing: str) -> Kernel | None:
-    """The kernel that runs ``op_type`` with ``packing``, ``None`` when there is none."""
-    if packing == M_PROFILE_PACKING and op_type in _M_PROFILE_BY_OP:
-        return _M_PROFILE_BY_OP[op_type]
-    return KERNEL_BY_OP.get(op_type)
+def kernel_for(key: str, packing: str) -> Kernel | None:
+    """The kernel that runs kernel key ``key`` (:func:`tvmdevice.ops.kernel_key`; an int8
+    operator's key is its type) with ``packing``, ``None`` when there is none."""
+    if packing == M_PROFILE_PACKING and key in _M_PROFILE_BY_OP:
+        return _M_PROFILE_BY_OP[key]
+    return KERNEL_BY_OP.get(key)

@@ -22,7 +22,7 @@ from tvmdevice.errors import InvalidArgumentError, NotSupportedError, Refusal, e
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.layout import Layout
 from tvmdevice.memory import address_of, aligned_empty
-from tvmdevice.ops import OpData, analyze
+from tvmdevice.ops import OpData, analyze, kernel_key
 from tvmdevice.params import ParamsStruct
 
 from .kernel_table import ALL_KERNELS, KERNEL_BY_KIND, kernel_for, packing_for
@@ -85,9 +85,10 @@ def prepare(graph: "Graph", op: "Operator", op_data: OpData | None = None, *, mc
 
 
 def _prepare(graph: "Graph", op: "Operator", data: OpData | None, packing: str) -> PreparedCall:
-    kernel = kernel_for(op.type, packing)
-    if kernel is None or data is None:
-        raise Refusal(f"{_DEVICE} has no {op.type} kernel")
+    kernel = None if data is None else kernel_for(kernel_key(op.type, data), packing)
+    if kernel is None:
+        variant = getattr(data, "variant", "")
+        raise Refusal(f"{_DEVICE} has no {variant + ' ' if variant else ''}{op.type} kernel")
     step = kernel.prepare_step()
     plan = step(graph, op, data) if step else KernelPlan()
     runs = KERNEL_BY_KIND[plan.kind] if plan.kind else kernel

@@ -32,7 +32,7 @@ def call_data(call: Any, arrays: Sequence[np.ndarray | None]) -> tuple[str, list
         lines.append(c_array(f"b{k}", np.asarray(array), qualifiers="static" if spec.output else "static const"))
         buffers.append(f"(void*)b{k}")
     if call.scratch_bytes:
-        lines.append(f"static int32_t scratch[{(call.scratch_bytes + 3) // 4}];\n")
+        lines.append(f"static uint64_t scratch[{(call.scratch_bytes + 7) // 8}];\n")  # 8-aligned: int64 sums
         buffers.append("(void*)scratch")
     names = {}
     for path, value in call.params.pointer_arrays().items():

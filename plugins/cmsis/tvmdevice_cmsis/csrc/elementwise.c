@@ -8,7 +8,7 @@
  * prepare time); equal shapes and scalar operands arrive collapsed to one
  * dimension, so they run as a single flat loop.
  */
-#include "internal.h"
+#include "broadcast.h"
 
 size_t tvmd_cmsis_add_s8_get_buffer_size(const tvmd_cmsis_elementwise_params_t* p) {
   (void)p;
@@ -39,30 +39,6 @@ static inline int8_t mul_one(int8_t x, int8_t y, const tvmd_cmsis_elementwise_pa
   const int32_t raw = tvmd_multiply_by_quantized_multiplier(product, p->output_multiplier, p->output_shift);
   return clamp_s8(raw + p->output_offset, p);
 }
-
-/* Walk the output; `op` is add_one or mul_one (inlined into each caller). */
-#define TVMD_CMSIS_BROADCAST_LOOP(op)                                                            \
-  do {                                                                                           \
-    const int32_t last = p->ndim - 1;                                                            \
-    const int32_t inner = p->out_shape[last];                                                    \
-    const int32_t s1 = p->in1_strides[last], s2 = p->in2_strides[last];                          \
-    int32_t index[TVMD_CMSIS_MAX_DIMS] = {0};                                                    \
-    size_t o1 = 0, o2 = 0;                                                                       \
-    for (size_t base = 0; base < (size_t)p->size; base += (size_t)inner) {                       \
-      for (int32_t i = 0; i < inner; i++) {                                                      \
-        out[base + (size_t)i] = op(in1[o1 + (size_t)i * s1], in2[o2 + (size_t)i * s2], p);       \
-      }                                                                                          \
-      /* Odometer over the outer dimensions. */                                                  \
-      for (int32_t d = last - 1; d >= 0; d--) {                                                  \
-        o1 += (size_t)p->in1_strides[d];                                                         \
-        o2 += (size_t)p->in2_strides[d];                                                         \
-        if (++index[d] < p->out_shape[d]) break;                                                 \
-        o1 -= (size_t)p->in1_strides[d] * (size_t)p->out_shape[d];                               \
-        o2 -= (size_t)p->in2_strides[d] * (size_t)p->out_shape[d];                               \
-        index[d] = 0;                                                                            \
-      }                                                                                          \
-    }                                                                                            \
-  } while (0)
 
 static int32_t start(const tvmd_cmsis_elementwise_params_t* p, uint32_t kind, void* const* buffers,
                      void* resource_handle) {

@@ -135,4 +135,9 @@ void tvmd_cmsis_requantize_bias_s8(const int32_t* acc, const int32_t* bias, cons
 void tvmd_cmsis_gemm_s16(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
                          int32_t ldw, int32_t* acc);
 
+/* SOFTMAX rows, int8 input, gemmlowp's fixed-point path (softmax.c): int8
+ * output (out_bits 8, offset -128) or int16 output (16, offset -32768). */
+void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int8_t* input, void* output,
+                                 int out_bits);
+
 #endif /* TVMD_CMSIS_INTERNAL_H_ */

@@ -7,7 +7,9 @@
  * (input_multiplier, input_left_shift), exponentiated with gemmlowp's
  * exp_on_negative_values, summed in Q12.19, and each exponential is
  * multiplied by the reciprocal of the sum and shifted down to 8 bits.
- * Entries further than diff_min below the maximum output -128.
+ * Entries further than diff_min below the maximum output -128.  The
+ * int8 -> int16 kernel (softmax_s16.c) shares the rows with a 16-bit
+ * output (tvmd_cmsis_softmax_gemmlowp).
  *
  * gemmlowp's int32 additions wrap; they are done in uint32 here so the
  * wrap-around is defined C.
@@ -100,19 +102,15 @@ size_t tvmd_cmsis_softmax_s8_get_buffer_size(const tvmd_cmsis_softmax_params_t* 
   return 0;
 }
 
-int32_t tvmd_cmsis_softmax_s8(const void* params, void* const* buffers, void* resource_handle) {
-  const tvmd_cmsis_softmax_params_t* p = (const tvmd_cmsis_softmax_params_t*)params;
-  if (p == NULL || p->kind != TVMD_CMSIS_KIND_SOFTMAX || buffers == NULL) return TVMD_ERR_INVALID_ARGUMENT;
-  const int8_t* input = (const int8_t*)buffers[0];
-  int8_t* output = (int8_t*)buffers[1];
-  if (input == NULL || output == NULL) return TVMD_ERR_INVALID_ARGUMENT;
-  const int32_t status = tvmd_cmsis_enter(resource_handle, TVMD_CMSIS_KIND_SOFTMAX, 0);
-  if (status != TVMD_OK) return status;
-
+/* Softmax rows of int8 input into int8 (out_bits 8) or int16 (16) output:
+ * the result shifted down to out_bits and offset by the type's minimum. */
+void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int8_t* input, void* output,
+                                 int out_bits) {
   const int32_t depth = p->depth;
+  const int32_t out_min = out_bits == 16 ? INT16_MIN : INT8_MIN;
+  const int32_t out_max = out_bits == 16 ? INT16_MAX : INT8_MAX;
   for (int32_t r = 0; r < p->rows; r++) {
     const int8_t* x = input + (size_t)r * (size_t)depth;
-    int8_t* y = output + (size_t)r * (size_t)depth;
     int32_t max_in_row = INT8_MIN;
     for (int32_t c = 0; c < depth; c++) max_in_row = tvmd_cmsis_max(max_in_row, x[c]);
     int32_t sum_of_exps = 0; /* Q12.19 */
@@ -130,17 +128,32 @@ int32_t tvmd_cmsis_softmax_s8(const void* params, void* const* buffers, void* re
     const int32_t shifted_sum_minus_one =
         (int32_t)(((uint32_t)sum_of_exps << headroom_plus_one) - ((uint32_t)1 << 31));
     const int32_t shifted_scale = one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
-    const int exponent = num_bits_over_unit + 31 - 8;
+    const int exponent = num_bits_over_unit + 31 - out_bits;
     for (int32_t c = 0; c < depth; c++) {
       const int32_t diff = x[c] - max_in_row;
+      int32_t v = out_min;
       if (diff >= p->diff_min) {
         const int32_t scaled = srdhm((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
         const int32_t unsat = rdpot(srdhm(shifted_scale, exp_on_negative_values(scaled)), exponent);
-        y[c] = (int8_t)tvmd_cmsis_min(tvmd_cmsis_max(unsat - 128, INT8_MIN), INT8_MAX);
+        v = tvmd_cmsis_min(tvmd_cmsis_max(unsat + out_min, out_min), out_max);
+      }
+      if (out_bits == 16) {
+        ((int16_t*)output)[(size_t)r * (size_t)depth + (size_t)c] = (int16_t)v;
       } else {
-        y[c] = INT8_MIN;
+        ((int8_t*)output)[(size_t)r * (size_t)depth + (size_t)c] = (int8_t)v;
       }
     }
   }
+}
+
+int32_t tvmd_cmsis_softmax_s8(const void* params, void* const* buffers, void* resource_handle) {
+  const tvmd_cmsis_softmax_params_t* p = (const tvmd_cmsis_softmax_params_t*)params;
+  if (p == NULL || p->kind != TVMD_CMSIS_KIND_SOFTMAX || buffers == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  const int8_t* input = (const int8_t*)buffers[0];
+  int8_t* output = (int8_t*)buffers[1];
+  if (input == NULL || output == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  const int32_t status = tvmd_cmsis_enter(resource_handle, TVMD_CMSIS_KIND_SOFTMAX, 0);
+  if (status != TVMD_OK) return status;
+  tvmd_cmsis_softmax_gemmlowp(p, input, output, 8);
   return TVMD_OK;
 }

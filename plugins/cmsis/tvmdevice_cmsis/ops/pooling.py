@@ -9,6 +9,7 @@ coordinate bound.
 from __future__ import annotations
 
 from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.errors import Refusal
 from tvmdevice.ops import PoolData
 
 from . import _common as c
@@ -21,4 +22,7 @@ def prepare(graph: Graph, op: Operator, data: PoolData) -> c.KernelPlan:
     returns an error if it did)."""
     c.check_extent(data.in_h, data.out_h, data.stride_h, data.filter_h)
     c.check_extent(data.in_w, data.out_w, data.stride_w, data.filter_w)
+    if data.average and data.variant == "int16" and data.filter_h * data.filter_w * 32768 > c.INT32_MAX:
+        # The int16 average sums a window of up to 2^15-sized values in int32, as TFLM does.
+        raise Refusal(f"a {data.filter_h}x{data.filter_w} int16 window's sum could overflow the int32 accumulator")
     return c.KernelPlan()

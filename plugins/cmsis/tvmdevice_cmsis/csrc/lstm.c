@@ -1,0 +1,214 @@
+/*
+ * UNIDIRECTIONAL_SEQUENCE_LSTM (CMSIS-NN's arm_lstm_unidirectional_s8 /
+ * _s16; TFLM's integer EvalLstm gives the values the tests check): int8
+ * activations with int32 biases or int16 activations with int64 biases, int8
+ * weights, an int16 cell state.
+ *
+ * Each time step (all batches at once when time major, one batch row at a
+ * time otherwise): the forget, input and cell gates as
+ * activation(FC(input) + FC(hidden)) in Q3.12 (sigmoid, or tanh for the cell
+ * gate; Q0.15 out), the cell state update (clipped when cell_clip > 0), the
+ * output gate, the hidden state tanh(cell) * output gate, copied to the
+ * output.  The int8 fully connected parts start from the prepared kernel sums
+ * (bias and zero-point terms folded, wrapping in uint32 like TFLM's int32
+ * sums); the int16 ones sum in int64 onto the int64 bias and requantize with
+ * the 64-bit rounding (s16.h).  The hidden and cell state buffers are the
+ * model's variable tensors, updated in place.
+ *
+ * Buffers: the 24 operator inputs (absent ones NULL), the output, scratch
+ * (four int16 gate buffers of batches x n_state).
+ */
+#include <string.h>
+
+#include "s16.h"
+
+enum { kInputGate = 0, kForgetGate = 1, kCellGate = 2, kOutputGate = 3, kGates = 4 };
+enum { kHidden = 18, kCell = 19, kOutput = 24, kScratch = 25 };
+
+/* sigmoid(i / 24) for i = 0..255 in unsigned Q0.16: TFLM's sigmoid_table_uint16. */
+static const uint16_t sigmoid_table[256] = {
+    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794,
+    41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443,
+    48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169, 53581, 53983, 54374,
+    54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433, 57724, 58007, 58280, 58544,
+    58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110, 61279,
+    61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990,
+    63090, 63186, 63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030,
+    64090, 64148, 64204, 64257, 64308, 64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652,
+    64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019,
+    65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234,
+    65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360,
+    65367, 65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
+    65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476,
+    65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498, 65500, 65501,
+    65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513, 65514, 65515, 65516,
+    65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
+    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529,
+    65529, 65530, 65530, 65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532,
+    65532, 65532, 65532, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65534, 65534,
+    65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535
+};
+
+static inline int16_t sat16(int32_t x) { return (int16_t)tvmd_cmsis_min(tvmd_cmsis_max(x, INT16_MIN), INT16_MAX); }
+
+/* floor(x / 2^n), 0 <= n < 32. */
+static inline int32_t floor_shift(int32_t x, int n) { return x >= 0 ? x >> n : -1 - ((-1 - x) >> n); }
+
+/* The table at a / 2^frac (a >= 0) scaled by 2^frac, linear in between; `saturated` past its end. */
+static inline uint32_t table_at(uint32_t a, int frac, uint32_t saturated) {
+  const uint32_t i = a >> frac;
+  if (i >= 255u) return saturated;
+  const uint32_t lo = sigmoid_table[i], hi = sigmoid_table[i + 1u];
+  return (lo << frac) + (a & ((1u << frac) - 1u)) * (hi - lo);
+}
+
+/* Logistic of a Q3.12 value, Q0.15 out (TFLM's int16 Logistic: input times 3, table step 1/24). */
+static inline int16_t sigmoid_q15(int32_t x) {
+  const int32_t v = x * 3;
+  uint32_t r = table_at((uint32_t)(v < 0 ? -v : v), 9, 0x7FFFu << 10);
+  r = v >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
+  return (int16_t)(int32_t)(r >> 10);
+}
+
+/* Tanh of x rescaled by (x * multiplier + round) >> shift, Q0.15 out (TFLM's int16 Tanh). */
+static inline int16_t tanh_q15(int32_t x, int32_t multiplier, int32_t shift) {
+  const int32_t rounding = shift > 0 ? (int32_t)1 << (shift - 1) : 0;
+  const int32_t v = floor_shift(x * multiplier + rounding, (int)shift);
+  const int32_t r = (int32_t)table_at((uint32_t)(v < 0 ? -v : v), 8, 0xFFFFu << 8);
+  return (int16_t)floor_shift(v >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1, 8);
+}
+
+/* a * b requantized, offset added, clamped (TFLM's MulElementwise with zero input offsets). */
+static inline int32_t mul_q15(int32_t a, int32_t b, int32_t multiplier, int32_t shift, int32_t offset, int32_t lo,
+                              int32_t hi) {
+  return tvmd_cmsis_min(tvmd_cmsis_max(tvmd_multiply_by_quantized_multiplier(a * b, multiplier, shift) + offset, lo),
+                        hi);
+}
+
+typedef struct {
+  const tvmd_cmsis_lstm_params_t* p;
+  void* const* buffers;
+  int32_t rows; /* rows per step: batches when time major, else 1 */
+  int16_t* gate[kGates];
+} lstm_t;
+
+/* rows x depth activations by the [n_state, depth] weights onto the constant
+ * terms (int8: kernel sums; int16: int64 bias or NULL) into Q3.12, saturated. */
+static void fc(const lstm_t* s, const void* x, int32_t depth, const int8_t* w, const int32_t* sums,
+               const int64_t* bias64, int32_t multiplier, int32_t shift, int16_t* out) {
+  const int32_t n = s->p->n_state;
+  for (int32_t row = 0; row < s->rows; ++row) {
+    for (int32_t o = 0; o < n; ++o) {
+      const int8_t* wo = w + (size_t)o * (size_t)depth;
+      int32_t y;
+      if (s->p->activation_bits == 8) {
+        const int8_t* xr = (const int8_t*)x + (size_t)row * (size_t)depth;
+        uint32_t acc = (uint32_t)sums[o];
+        for (int32_t d = 0; d < depth; ++d) acc += (uint32_t)((int32_t)xr[d] * (int32_t)wo[d]);
+        y = tvmd_multiply_by_quantized_multiplier(tvmd_cmsis_wrap32(acc), multiplier, shift);
+      } else {
+        const int16_t* xr = (const int16_t*)x + (size_t)row * (size_t)depth;
+        int64_t dot = 0; /* depth products below 2^22: exact */
+        for (int32_t d = 0; d < depth; ++d) dot += (int32_t)xr[d] * (int32_t)wo[d];
+        const uint64_t acc = (uint64_t)dot + (bias64 != NULL ? (uint64_t)bias64[o] : 0u);
+        y = tvmd_cmsis_requantize_s64(tvmd_cmsis_wrap64(acc), multiplier, shift);
+      }
+      out[(size_t)row * (size_t)n + (size_t)o] = sat16(y);
+    }
+  }
+}
+
+/* gate k = activation(FC(input) + FC(hidden)) into out; `partial` holds the recurrent part. */
+static void gate(const lstm_t* s, int k, const void* x, const void* h, int16_t* out, int16_t* partial) {
+  const tvmd_cmsis_lstm_params_t* p = s->p;
+  const size_t n = (size_t)p->n_state, count = (size_t)s->rows * n;
+  const int wide = p->activation_bits == 16;
+  fc(s, x, p->n_input, (const int8_t*)s->buffers[1 + k], wide ? NULL : p->kernel_sums + (size_t)k * n,
+     wide ? (const int64_t*)s->buffers[12 + k] : NULL, p->gate_input_multiplier[k], p->gate_input_shift[k], out);
+  fc(s, h, p->n_state, (const int8_t*)s->buffers[5 + k], wide ? NULL : p->kernel_sums + (size_t)(kGates + k) * n,
+     NULL, p->gate_recurrent_multiplier[k], p->gate_recurrent_shift[k], partial);
+  for (size_t i = 0; i < count; ++i) {
+    const int16_t sum = sat16((int32_t)out[i] + (int32_t)partial[i]);
+    out[i] = k == kCellGate ? tanh_q15(sum, 3, 0) : sigmoid_q15(sum);
+  }
+}
+
+static void step(const lstm_t* s, const void* x, void* h, int16_t* cell, void* out) {
+  const tvmd_cmsis_lstm_params_t* p = s->p;
+  const size_t count = (size_t)s->rows * (size_t)p->n_state;
+  int16_t* forget = s->gate[0];
+  int16_t* input = s->gate[1];
+  int16_t* cell_gate = s->gate[2];
+  int16_t* partial = s->gate[3];
+  gate(s, kForgetGate, x, h, forget, partial);
+  gate(s, kInputGate, x, h, input, partial);
+  gate(s, kCellGate, x, h, cell_gate, partial);
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t kept = mul_q15(forget[i], cell[i], p->forget_multiplier, p->forget_shift, 0, INT16_MIN, INT16_MAX);
+    const int32_t added = mul_q15(input[i], cell_gate[i], p->input_multiplier, p->input_shift, 0, INT16_MIN,
+                                  INT16_MAX);
+    int32_t c = sat16(kept + added);
+    if (p->cell_clip_enabled) c = tvmd_cmsis_min(tvmd_cmsis_max(c, -p->cell_clip), p->cell_clip);
+    cell[i] = (int16_t)c;
+  }
+  int16_t* output_gate = input; /* the input gate is spent */
+  gate(s, kOutputGate, x, h, output_gate, partial);
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t v = mul_q15(tanh_q15(cell[i], p->cell_tanh_multiplier, p->cell_tanh_shift), output_gate[i],
+                              p->output_multiplier, p->output_shift, p->hidden_zero_point, p->hidden_min,
+                              p->hidden_max);
+    if (p->activation_bits == 8) {
+      ((int8_t*)h)[i] = (int8_t)v;
+    } else {
+      ((int16_t*)h)[i] = (int16_t)v;
+    }
+  }
+  memcpy(out, h, count * (size_t)(p->activation_bits / 8));
+}
+
+static inline void* at(void* base, int32_t bits, size_t index) { return (uint8_t*)base + index * (size_t)(bits / 8); }
+
+size_t tvmd_cmsis_lstm_unidirectional_get_buffer_size(const tvmd_cmsis_lstm_params_t* p) {
+  return (size_t)kGates * (size_t)p->batches * (size_t)p->n_state * sizeof(int16_t);
+}
+
+int32_t tvmd_cmsis_lstm_unidirectional(const void* params, void* const* buffers, void* resource_handle) {
+  const tvmd_cmsis_lstm_params_t* p = (const tvmd_cmsis_lstm_params_t*)params;
+  if (p == NULL || p->kind != TVMD_CMSIS_KIND_LSTM_UNIDIRECTIONAL || buffers == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  if (p->activation_bits != 8 && p->activation_bits != 16) return TVMD_ERR_INVALID_ARGUMENT;
+  if (buffers[0] == NULL || buffers[kHidden] == NULL || buffers[kCell] == NULL || buffers[kOutput] == NULL ||
+      buffers[kScratch] == NULL || (p->activation_bits == 8 && p->kernel_sums == NULL)) {
+    return TVMD_ERR_INVALID_ARGUMENT;
+  }
+  for (int k = 0; k < kGates; ++k) {
+    if (buffers[1 + k] == NULL || buffers[5 + k] == NULL) return TVMD_ERR_INVALID_ARGUMENT;
+  }
+  const uint64_t macs = (uint64_t)kGates * (uint64_t)p->batches * (uint64_t)p->time_steps * (uint64_t)p->n_state *
+                        (uint64_t)(p->n_input + p->n_state);
+  const int32_t status = tvmd_cmsis_enter(resource_handle, TVMD_CMSIS_KIND_LSTM_UNIDIRECTIONAL, macs);
+  if (status != TVMD_OK) return status;
+  lstm_t s;
+  s.p = p;
+  s.buffers = buffers;
+  s.rows = p->time_major ? p->batches : 1;
+  const size_t block = (size_t)p->batches * (size_t)p->n_state;
+  for (int k = 0; k < kGates; ++k) s.gate[k] = (int16_t*)buffers[kScratch] + (size_t)k * block;
+  const int32_t bits = p->activation_bits;
+  int16_t* cell = (int16_t*)buffers[kCell];
+  const size_t in_step = (size_t)s.rows * (size_t)p->n_input, state_step = (size_t)s.rows * (size_t)p->n_state;
+  if (p->time_major) {
+    for (int32_t t = 0; t < p->time_steps; ++t) {
+      step(&s, at(buffers[0], bits, (size_t)t * in_step), buffers[kHidden], cell,
+           at(buffers[kOutput], bits, (size_t)t * state_step));
+    }
+    return TVMD_OK;
+  }
+  for (int32_t b = 0; b < p->batches; ++b) {
+    for (int32_t t = 0; t < p->time_steps; ++t) {
+      const size_t i = (size_t)b * (size_t)p->time_steps + (size_t)t;
+      step(&s, at(buffers[0], bits, i * in_step), at(buffers[kHidden], bits, (size_t)b * state_step),
+           cell + (size_t)b * state_step, at(buffers[kOutput], bits, i * state_step));
+    }
+  }
+  return TVMD_OK;
+}
