@@ -14,7 +14,6 @@ says where, and the executor turns that into the device's state and the error
 the hook would have raised.
 """
 from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
-from cpython.exc cimport PyErr_Clear
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.stdint cimport int32_t, uintptr_t
 from libc.stdlib cimport free, malloc
@@ -277,9 +276,10 @@ cdef class Ports:
             arr = out[k]
             if not self._fits(arr, self.out_shapes[k], self.out_dtypes[k]):
                 return False
-            if PyObject_GetBuffer(arr, &b, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0:
-                PyErr_Clear()  # read-only or strided: the caller's slow path says which, or copies
-                return False
+            try:
+                PyObject_GetBuffer(arr, &b, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS)
+            except (BufferError, ValueError, TypeError):
+                return False  # read-only or strided: the caller's slow path says which, or copies
             PyBuffer_Release(&b)
         return True
 
@@ -302,11 +302,13 @@ cdef bint _copy(dst, src) except -1:
     """memcpy ``src`` into ``dst`` (same byte size, checked by the caller); False when either is not a
     C-contiguous buffer or ``dst`` is not writable."""
     cdef Py_buffer d, s
-    if PyObject_GetBuffer(dst, &d, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0:
-        PyErr_Clear()
+    try:
+        PyObject_GetBuffer(dst, &d, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS)
+    except (BufferError, ValueError, TypeError):
         return False
-    if PyObject_GetBuffer(src, &s, PyBUF_C_CONTIGUOUS) != 0:
-        PyErr_Clear()
+    try:
+        PyObject_GetBuffer(src, &s, PyBUF_C_CONTIGUOUS)
+    except (BufferError, ValueError, TypeError):
         PyBuffer_Release(&d)
         return False
     cdef bint same = d.len == s.len
