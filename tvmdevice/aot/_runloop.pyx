@@ -231,6 +231,10 @@ cdef class Ports:
     cdef tuple in_views, in_shapes, in_dtypes, out_views, out_shapes, out_dtypes
     cdef object ndarray
     cdef Py_ssize_t n_in, n_out
+    cdef char** in_data  # the arena views' first bytes: the arena never moves, the views are kept
+    cdef Py_ssize_t* in_nbytes
+    cdef char** out_data
+    cdef Py_ssize_t* out_nbytes
 
     def __cinit__(self, in_views, out_views):
         import numpy
@@ -243,6 +247,31 @@ cdef class Ports:
         self.out_shapes = tuple(v.shape for v in self.out_views)
         self.out_dtypes = tuple(v.dtype for v in self.out_views)
         self.n_in, self.n_out = len(self.in_views), len(self.out_views)
+        self.in_data = <char**>malloc(max(self.n_in, 1) * sizeof(char*))
+        self.in_nbytes = <Py_ssize_t*>malloc(max(self.n_in, 1) * sizeof(Py_ssize_t))
+        self.out_data = <char**>malloc(max(self.n_out, 1) * sizeof(char*))
+        self.out_nbytes = <Py_ssize_t*>malloc(max(self.n_out, 1) * sizeof(Py_ssize_t))
+        if self.in_data == NULL or self.in_nbytes == NULL or self.out_data == NULL or self.out_nbytes == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t k
+        for k in range(self.n_in):
+            view = self.in_views[k]
+            if not view.flags.c_contiguous or not view.flags.writeable:
+                raise ValueError(f"input view {k} must be a writable C-contiguous array")
+            self.in_data[k] = <char*><uintptr_t>view.__array_interface__["data"][0]
+            self.in_nbytes[k] = view.nbytes
+        for k in range(self.n_out):
+            view = self.out_views[k]
+            if not view.flags.c_contiguous:
+                raise ValueError(f"output view {k} must be a C-contiguous array")
+            self.out_data[k] = <char*><uintptr_t>view.__array_interface__["data"][0]
+            self.out_nbytes[k] = view.nbytes
+
+    def __dealloc__(self):
+        free(self.in_data)
+        free(self.in_nbytes)
+        free(self.out_data)
+        free(self.out_nbytes)
 
     cdef bint _fits(self, arr, shape, dtype):
         if type(arr) is not self.ndarray:
@@ -260,9 +289,17 @@ cdef class Ports:
         for k in range(self.n_in):
             if not self._fits(inputs[k], self.in_shapes[k], self.in_dtypes[k]):
                 return False
+        cdef Py_buffer b
         for k in range(self.n_in):
-            if not _copy(self.in_views[k], inputs[k]):
+            try:
+                PyObject_GetBuffer(inputs[k], &b, PyBUF_C_CONTIGUOUS)
+            except (BufferError, ValueError, TypeError):
                 return False  # not C-contiguous: the caller copies with numpy (nothing half-done matters)
+            if b.len == self.in_nbytes[k]:
+                memmove(self.in_data[k], b.buf, <size_t>b.len)
+            PyBuffer_Release(&b)
+            if b.len != self.in_nbytes[k]:
+                return False
         return True
 
     cpdef bint fits_out(self, out) except -1:
@@ -317,3 +354,122 @@ cdef bint _copy(dst, src) except -1:
     PyBuffer_Release(&s)
     PyBuffer_Release(&d)
     return same
+
+
+cdef class CRun:
+    """A whole run in one call: inputs in (:class:`Ports`), :meth:`RunLoop.cycle`, outputs out.
+
+    For an executor whose run :meth:`RunLoop.cycle` can do.  :meth:`run` first checks, without
+    changing anything, that the inputs (and ``out``) fit and that every device is in ``ready`` state
+    and not faulted — the lifecycle state machine validated once per run — and returns None when
+    not: the executor then takes its Python path, which explains what is wrong.
+    """
+
+    cdef Ports ports
+    cdef RunLoop loop
+    cdef tuple devices
+    cdef object ready
+    cdef public bint release_gil
+
+    def __cinit__(self, Ports ports, RunLoop loop, devices, ready, bint release_gil=False):
+        self.ports, self.loop, self.devices, self.ready = ports, loop, tuple(devices), ready
+        self.release_gil = release_gil
+
+    cpdef bint ready_to_run(self):
+        """Every device in the ``ready`` state and not faulted (the state machine's check, once per run)."""
+        for dev in self.devices:
+            if dev.state is not self.ready or dev.faulted:
+                return False
+        return True
+
+    cpdef object invoke(self):
+        """:meth:`RunLoop.cycle` on the inputs in place; False when a device is not ready (nothing done)."""
+        if not self.ready_to_run():
+            return False
+        return self.loop.cycle(self.release_gil)
+
+    def run_batch(self, stacked, out, Py_ssize_t start, Py_ssize_t stop):
+        """Samples ``[start, stop)`` of a batch, every one in C, the GIL released for the whole stretch when
+        :attr:`release_gil`.  ``stacked[k]`` is input ``k`` as one C-contiguous ``(N, *shape)`` array and
+        ``out[k]`` output ``k`` as a writable one (shapes and dtypes checked by the caller).
+
+        :returns: None when every sample ran; ``(phase, index, status, sample)`` when one stopped (the
+            samples before it are done); False when a device is not ready or an array is not a
+            C-contiguous buffer of ``N`` samples (nothing done).
+        """
+        if not self.ready_to_run():
+            return False
+        cdef Ports ports = self.ports
+        cdef Py_ssize_t n_in = ports.n_in, n_out = ports.n_out, k, i, where = 0
+        cdef int32_t status = 0
+        cdef int phase = 0
+        cdef Py_buffer* bufs = <Py_buffer*>malloc(max(n_in + n_out, 1) * sizeof(Py_buffer))
+        if bufs == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t got = 0, per
+        cdef int flags
+        cdef bint fits = True
+        try:
+            for k in range(n_in + n_out):
+                flags = PyBUF_C_CONTIGUOUS if k < n_in else PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE
+                try:
+                    PyObject_GetBuffer(stacked[k] if k < n_in else out[k - n_in], &bufs[k], flags)
+                except (BufferError, ValueError, TypeError):
+                    fits = False
+                    break
+                got += 1
+                per = ports.in_nbytes[k] if k < n_in else ports.out_nbytes[k - n_in]
+                if bufs[k].len < stop * per:
+                    fits = False
+                    break
+            if not fits:
+                return False
+            if self.release_gil:
+                with nogil:
+                    phase = self._batch(bufs, start, stop, &i, &where, &status)
+            else:
+                phase = self._batch(bufs, start, stop, &i, &where, &status)
+        finally:
+            for k in range(got):
+                PyBuffer_Release(&bufs[k])
+            free(bufs)
+        if phase == 0:
+            return None
+        return (phase, where, status, i)
+
+    cdef int _batch(self, Py_buffer* bufs, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t* sample,
+                    Py_ssize_t* where, int32_t* status) noexcept nogil:
+        cdef Py_ssize_t i, k
+        cdef Py_ssize_t n_in = self.ports.n_in, n_out = self.ports.n_out
+        cdef char** in_data = self.ports.in_data
+        cdef char** out_data = self.ports.out_data
+        cdef Py_ssize_t* in_nbytes = self.ports.in_nbytes
+        cdef Py_ssize_t* out_nbytes = self.ports.out_nbytes
+        cdef int phase
+        for i in range(start, stop):
+            sample[0] = i
+            for k in range(n_in):
+                memmove(in_data[k], <char*>bufs[k].buf + i * in_nbytes[k], <size_t>in_nbytes[k])
+            phase = self.loop._cycle(where, status)
+            if phase != 0:
+                return phase
+            for k in range(n_out):
+                memmove(<char*>bufs[n_in + k].buf + i * out_nbytes[k], out_data[k], <size_t>out_nbytes[k])
+        return 0
+
+    cpdef object run(self, inputs, out=None):
+        """The outputs (a new list, or ``out``'s arrays in a list); ``(phase, index, status)`` when the cycle
+        stopped on a failure (see :meth:`RunLoop.cycle`; the inputs were loaded); None when nothing was done."""
+        if out is not None and not self.ports.fits_out(out):
+            return None
+        if not self.ready_to_run():
+            return None
+        if not self.ports.load(inputs):
+            return None
+        failed = self.loop.cycle(self.release_gil)
+        if failed is not None:
+            return failed
+        if out is None:
+            return self.ports.outputs()
+        self.ports.store(out)  # cannot fail: fits_out checked writable C-contiguous arrays
+        return list(out)

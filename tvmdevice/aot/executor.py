@@ -41,7 +41,7 @@ from ..errors import InvalidArgumentError, LifecycleError, TVMDeviceError
 from ..lifecycle import State, Transition
 from ..plugin_support import c_step, status_error
 from ..teardown import Steps, attach_cleanup_error, deferred_interrupts
-from ._runloop import ACTIVATE_FAILED, STEP_FAILED, Ports
+from ._runloop import ACTIVATE_FAILED, STEP_FAILED, CRun, Ports
 from .bind import BoundPlan, CallRecord
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -89,6 +89,7 @@ class Executor:
         self._holder: int | None = None  # thread ident of the call holding the lock
         self._release_gil = bool(release_gil)
         self._batch_pool: list[Executor] = []  # run_batch's worker executors, closed with this one
+        self._batch_threads: ThreadPoolExecutor | None = None
         try:
             self.devices = module.target.create_devices(module.registry, trace=trace)
             for dev in self.devices:
@@ -98,6 +99,7 @@ class Executor:
             self._prepare_run_path()
         except BaseException as exc:
             self._closed = True
+            self._crun = None
             try:
                 self._teardown()
             except BaseException as cleanup:  # noqa: BLE001 - the original error is the one to report
@@ -136,6 +138,7 @@ class Executor:
         self._cycled = [dev for dev in self.devices if dev is not host or dev.name in used]
         self._c_symbols: list[tuple[str, str]] = []
         self._c_run = False
+        self._crun: CRun | None = None
         if not bound.loop.pure_c:
             return
         table = []
@@ -148,6 +151,7 @@ class Executor:
             self._c_symbols.append((up[1], down[1]))
         bound.loop.set_devices(table)
         self._c_run = True
+        self._crun = CRun(self._ports, bound.loop, self._cycled, State.OPENED, self._release_gil)
 
     @property
     def runs_in_c(self) -> bool:
@@ -288,12 +292,22 @@ class Executor:
         :raises LifecycleError: the executor is closed.
         :raises KernelError: a kernel failed; the message names the operator and device.
         """
-        # The lock taken inline: this is the hot path (see _acquire).
+        # The hot path: the lock taken inline (see _acquire), then one call into C (CRun) that checks the
+        # inputs, out and the devices' state against cached values and does the whole run — or declines
+        # without touching anything, and the Python path below explains or handles it.  No Python runs
+        # inside that call, so nothing can call back into the executor: the holder is not needed there.
         lock = self._lock
         if not lock.acquire(False):
             self._wait_for_lock("run()")
-        self._holder = _get_ident()
         try:
+            crun = self._crun
+            if crun is not None and not profile and self.timeline is None:
+                done = crun.run(inputs, out)
+                if type(done) is list:
+                    return done
+                if done is not None:
+                    self._cycle_failed(*done)
+            self._holder = _get_ident()
             if self._closed:
                 self._check_open("run()")
             return self._run_one(inputs, out, profile)
@@ -429,29 +443,36 @@ class Executor:
         if workers == 1:
             self._run_chunk(stacked, out, 0, n)
             return list(out)
-        pool = self._batch_executors(workers - 1)
+        pool, threads = self._batch_executors(workers - 1)
         bounds = [n * w // workers for w in range(workers + 1)]
-        with ThreadPoolExecutor(workers - 1, thread_name_prefix="tvmdevice-batch") as threads:
-            futures = [threads.submit(ex._run_chunk, stacked, out, bounds[w + 1], bounds[w + 2])
-                       for w, ex in enumerate(pool)]
-            errors: list[BaseException] = []
-            try:
-                self._run_chunk(stacked, out, bounds[0], bounds[1])
-            except BaseException as exc:  # noqa: BLE001 - raised below once the workers are done
+        futures = [threads.submit(ex._run_chunk, stacked, out, bounds[w + 1], bounds[w + 2])
+                   for w, ex in enumerate(pool)]
+        errors: list[BaseException] = []
+        try:
+            self._run_chunk(stacked, out, bounds[0], bounds[1])
+        except BaseException as exc:  # noqa: BLE001 - raised below once the workers are done
+            errors.append(exc)
+        for f in futures:
+            exc = f.exception()
+            if exc is not None:
                 errors.append(exc)
-            for f in futures:
-                exc = f.exception()
-                if exc is not None:
-                    errors.append(exc)
         if errors:
             raise errors[0]
         return list(out)
 
     def _run_chunk(self, stacked: list[np.ndarray], out: Sequence[np.ndarray], start: int, stop: int) -> None:
-        """Samples ``[start, stop)`` of a batch, the lock held once for all of them."""
+        """Samples ``[start, stop)`` of a batch, the lock held once for all of them: all in C when the run
+        :attr:`runs_in_c` (GIL released in a ``release_gil`` executor), else one :meth:`run` each."""
         self._acquire("run_batch()")
         try:
             self._check_open("run_batch()")
+            crun = self._crun
+            if crun is not None and self.timeline is None:
+                done = crun.run_batch(stacked, out, start, stop)
+                if done is None:
+                    return
+                if done is not False:
+                    self._cycle_failed(*done[:3])
             for i in range(start, stop):
                 self._run_one([x[i] for x in stacked], [o[i] for o in out], False)
         finally:
@@ -470,19 +491,34 @@ class Executor:
                 raise InvalidArgumentError(f"model {self.graph.name!r}: out[{k}] must be a writable "
                                            f"{view.dtype.name} array of shape {(n, *view.shape)}, got {got}")
 
-    def _batch_executors(self, count: int) -> list["Executor"]:
-        """``count`` worker executors for :meth:`run_batch`, made once (GIL released in their run loop)."""
+    def _batch_executors(self, count: int) -> tuple[list["Executor"], ThreadPoolExecutor]:
+        """``count`` worker executors for :meth:`run_batch` (GIL released in their run loop) and the threads
+        that run them, made on first use and kept until :meth:`close`."""
         with self._exclusive("run_batch()"):
             self._check_open("run_batch()")
             while len(self._batch_pool) < count:
                 self._batch_pool.append(Executor(self.module, release_gil=True))
-            return self._batch_pool[:count]
+            if self._batch_threads is None or self._batch_threads._max_workers < count:
+                if self._batch_threads is not None:
+                    self._batch_threads.shutdown()
+                self._batch_threads = ThreadPoolExecutor(count, thread_name_prefix="tvmdevice-batch")
+            return self._batch_pool[:count], self._batch_threads
 
     def invoke(self, *, profile: bool = False) -> None:
         """Run the plan on the inputs already in place (the timed part of :meth:`run`)."""
-        with self._exclusive("invoke()"):
+        self._acquire("invoke()")
+        try:
             self._check_open("invoke()")
+            crun = self._crun
+            if crun is not None and not profile and self.timeline is None:
+                done = crun.invoke()
+                if done is None:
+                    return
+                if done is not False:
+                    self._cycle_failed(*done)
             self._invoke(profile)
+        finally:
+            self._release()
 
     def _invoke(self, profile: bool) -> None:
         activated: list[Device] = []
@@ -550,6 +586,7 @@ class Executor:
         """
         with self._exclusive("close()"):
             self._closed = True
+            self._crun = None
             self._teardown()
 
     def _teardown(self) -> None:
@@ -557,6 +594,9 @@ class Executor:
         with deferred_interrupts():
             steps = Steps("closing the executor")
             pool, self._batch_pool = self._batch_pool, []
+            threads, self._batch_threads = self._batch_threads, None
+            if threads is not None:
+                steps.run(threads.shutdown)
             for worker in pool:
                 steps.run(worker.close)
             for dev in reversed(self.devices):
