@@ -9,7 +9,12 @@ Lifecycle, as the C Device API prescribes:
   error is raised;
 * :meth:`Executor.run` Activates the devices, issues the calls — each with its
   device's handle as the last argument (``resource_handle``) — and copies,
-  then Deactivates them, also when a kernel fails;
+  then Deactivates them, also when a kernel fails.  The host device is cycled
+  only when it runs a step.  When every step is a C kernel and every cycled
+  device's lifecycle is C, the whole run — inputs in, Activate, kernels,
+  Deactivate, outputs out — is one call into C, the state machine checked
+  once before it and put where the hooks would have left it after a failure
+  (see docs/runpath.md);
 * :meth:`Executor.close` (or leaving the ``with`` block) frees everything and
   Closes and Destroys the devices.
 
@@ -21,7 +26,8 @@ tearing down after a failure never masks that failure: the original error is
 raised, with the teardown error attached (:func:`attach_cleanup_error`).
 
 Threads: one executor may be shared; its runs are serialized by a lock
-(see :class:`Executor`).
+(see :class:`Executor`); :meth:`Executor.run_batch` runs a stacked batch,
+optionally on worker executors whose C run loop releases the GIL.
 """
 
 from __future__ import annotations
@@ -75,7 +81,15 @@ class Executor:
     executors hold separate devices and memory; whether two of them may run
     at the same time is up to their plugins (the built-in ``c`` device
     allows it).  A :class:`~tvmdevice.device.Device` itself is not
-    thread-safe: only its executor should call it.
+    thread-safe: only its executor should call it.  An array passed as
+    ``out=`` must not be read or written by another thread while the run
+    that fills it is in progress.
+
+    :param release_gil: release the GIL while the C run loop runs (only when
+        :attr:`runs_in_c`), so that other threads — typically other
+        executors, as :meth:`run_batch`'s workers are — run meanwhile.  Costs
+        a GIL hand-over per run: worth it for models whose kernels take more
+        than a few microseconds.
     """
 
     def __init__(self, module: "CompiledModule", *, trace: bool | None = None, timeline: Any = None,
@@ -90,6 +104,7 @@ class Executor:
         self._release_gil = bool(release_gil)
         self._batch_pool: list[Executor] = []  # run_batch's worker executors, closed with this one
         self._batch_threads: ThreadPoolExecutor | None = None
+        self._crun: CRun | None = None  # the run in C, when the plan allows it (_prepare_run_path)
         try:
             self.devices = module.target.create_devices(module.registry, trace=trace)
             for dev in self.devices:
@@ -138,7 +153,7 @@ class Executor:
         self._cycled = [dev for dev in self.devices if dev is not host or dev.name in used]
         self._c_symbols: list[tuple[str, str]] = []
         self._c_run = False
-        self._crun: CRun | None = None
+        self._crun = None
         if not bound.loop.pure_c:
             return
         table = []
@@ -453,9 +468,9 @@ class Executor:
         except BaseException as exc:  # noqa: BLE001 - raised below once the workers are done
             errors.append(exc)
         for f in futures:
-            exc = f.exception()
-            if exc is not None:
-                errors.append(exc)
+            failure = f.exception()
+            if failure is not None:
+                errors.append(failure)
         if errors:
             raise errors[0]
         return list(out)
