@@ -235,6 +235,7 @@ cdef class Ports:
     cdef Py_ssize_t* in_nbytes
     cdef char** out_data
     cdef Py_ssize_t* out_nbytes
+    cdef bint direct  # every view is a C-contiguous block: run_batch may memcpy them all
 
     def __cinit__(self, in_views, out_views):
         import numpy
@@ -254,18 +255,21 @@ cdef class Ports:
         if self.in_data == NULL or self.in_nbytes == NULL or self.out_data == NULL or self.out_nbytes == NULL:
             raise MemoryError()
         cdef Py_ssize_t k
+        # A view that is not a C-contiguous block (never the case for the arena's; a constant output's
+        # data might be) gets NULL: whatever would memcpy it declines, and numpy does the copy.
+        self.direct = True
         for k in range(self.n_in):
             view = self.in_views[k]
-            if not view.flags.c_contiguous or not view.flags.writeable:
-                raise ValueError(f"input view {k} must be a writable C-contiguous array")
-            self.in_data[k] = <char*><uintptr_t>view.__array_interface__["data"][0]
+            direct = view.flags.c_contiguous and view.flags.writeable
+            self.in_data[k] = <char*><uintptr_t>view.__array_interface__["data"][0] if direct else NULL
             self.in_nbytes[k] = view.nbytes
+            self.direct = self.direct and direct
         for k in range(self.n_out):
             view = self.out_views[k]
-            if not view.flags.c_contiguous:
-                raise ValueError(f"output view {k} must be a C-contiguous array")
-            self.out_data[k] = <char*><uintptr_t>view.__array_interface__["data"][0]
+            direct = view.flags.c_contiguous
+            self.out_data[k] = <char*><uintptr_t>view.__array_interface__["data"][0] if direct else NULL
             self.out_nbytes[k] = view.nbytes
+            self.direct = self.direct and direct
 
     def __dealloc__(self):
         free(self.in_data)
@@ -291,6 +295,8 @@ cdef class Ports:
                 return False
         cdef Py_buffer b
         for k in range(self.n_in):
+            if self.in_data[k] == NULL:
+                return False
             try:
                 PyObject_GetBuffer(inputs[k], &b, PyBUF_C_CONTIGUOUS)
             except (BufferError, ValueError, TypeError):
@@ -397,7 +403,7 @@ cdef class CRun:
             samples before it are done); False when a device is not ready or an array is not a
             C-contiguous buffer of ``N`` samples (nothing done).
         """
-        if not self.ready_to_run():
+        if not self.ready_to_run() or not self.ports.direct:
             return False
         cdef Ports ports = self.ports
         cdef Py_ssize_t n_in = ports.n_in, n_out = ports.n_out, k, i, where = 0

@@ -320,6 +320,7 @@ class Executor:
                 done = crun.run(inputs, out)
                 if type(done) is list:
                     return done
+                self._holder = _get_ident()
                 if done is not None:
                     self._cycle_failed(*done)
             self._holder = _get_ident()
