@@ -147,7 +147,6 @@ class Executor:
                                for t in graph.inputs)
         self._out_views = tuple(bound.view(t) for t in graph.outputs)
         self._ports = Ports([view for view, _, _ in self._in_ports], self._out_views)
-        self._loop = bound.loop
         used = {device for _, device in bound.labels}
         host = self.devices[-1]  # a target's host is its last device
         self._cycled = [dev for dev in self.devices if dev is not host or dev.name in used]
@@ -338,20 +337,18 @@ class Executor:
         if out is not None and not ports.fits_out(out):
             out = self._check_out(out)
         self._set_inputs(inputs)
-        if self._c_run and not profile and self.timeline is None:
-            # The state machine checked once per run, in a few attribute reads: a device that is not
-            # opened and healthy (a failed earlier run left it faulted, someone activated it by hand)
-            # takes the Python path, which refuses it with the usual LifecycleError.  On the C path the
-            # devices' Python state is not touched: they go opened -> active -> opened inside one call,
-            # under this executor's lock, and come back opened unless a status says otherwise.
-            for dev in self._cycled:
-                if dev.state is not _OPENED or dev.faulted:
-                    self._invoke(False)
-                    break
-            else:
-                failed = self._loop.cycle(self._release_gil)
-                if failed is not None:
-                    self._cycle_failed(*failed)
+        crun = self._crun
+        if crun is not None and not profile and self.timeline is None:
+            # The state machine checked once per run (CRun.ready_to_run): a device that is not opened
+            # and healthy (a failed earlier run left it faulted, someone activated it by hand) takes the
+            # Python path, which refuses it with the usual LifecycleError.  On the C path the devices'
+            # Python state is not touched: they go opened -> active -> opened inside one call, under
+            # this executor's lock, and come back opened unless a status says otherwise.
+            done = crun.invoke()
+            if done is False:
+                self._invoke(False)
+            elif done is not None:
+                self._cycle_failed(*done)
         else:
             self._invoke(profile)
         if out is None:
@@ -361,22 +358,6 @@ class Executor:
                 np.copyto(arr, view)
         return list(out)
 
-        if self._c_run and not profile and self.timeline is None:
-            # The state machine checked once per run, in a few attribute reads: a device that is not
-            # opened and healthy (a failed earlier run left it faulted, someone activated it by hand)
-            # takes the Python path, which refuses it with the usual LifecycleError.  On the C path the
-            # devices' Python state is not touched: they go opened -> active -> opened inside one call,
-            # under this executor's lock, and come back opened unless a status says otherwise.
-            for dev in self._cycled:
-                if dev.state is not _OPENED or dev.faulted:
-                    self._invoke(False)
-                    break
-            else:
-                failed = self._loop.cycle(self._release_gil)
-                if failed is not None:
-                    self._cycle_failed(*failed)
-        else:
-            self._invoke(profile)
     def _cycle_failed(self, phase: int, index: int, status: int) -> None:
         """Make the devices' state what it is after :meth:`RunLoop.cycle` stopped, raise what the hooks
         would have raised, and deactivate what is still active — exactly as :meth:`_invoke` does."""
@@ -653,7 +634,6 @@ class Executor:
                                              f"which is not in that device's memory")
 
 
-_OPENED = State.OPENED
 _get_ident = threading.get_ident
 
 
