@@ -86,3 +86,11 @@ def call(capsule, str step, uintptr_t device):
     with nogil:
         status = fn(<void*>device)
     return status
+
+
+def address(capsule, str step):
+    """The address of one step's C function (0 when its pointer is NULL), for a caller that calls it itself.
+
+    :raises ABIMismatchError: the capsule is not a valid lifecycle capsule.
+    """
+    return <uintptr_t>_step(_table(capsule), step)

@@ -178,20 +178,29 @@ class Device:
 
     def _transition(self, transition: Transition, hook: Callable[..., Any], *args: Any) -> None:
         self._check_transition(transition)
-        _, target = TRANSITIONS[transition]
         try:
             hook(*args)
         except BaseException as exc:
-            self.state = target
-            # Back at uninitialized there is nothing left to release: a new
-            # Init starts from a fresh, zeroed struct.
-            self.faulted = target is not State.UNINITIALIZED
-            if not self.faulted:
-                self.handle[:] = 0
-            raise self._wrap(exc, transition.hook_name) from exc
+            raise self._transition_failed(transition, exc) from exc
+        _, target = TRANSITIONS[transition]
         self.state = target
         if target is State.UNINITIALIZED:
             self.faulted = False
+
+    def _transition_failed(self, transition: Transition, exc: BaseException) -> BaseException:
+        """Record that ``transition``'s hook failed with ``exc``; the error to raise (``raise ... from exc``).
+
+        The device moves to the transition's target state, faulted (see :mod:`tvmdevice.lifecycle`).
+        Also called by the executor when it made the call itself (a C lifecycle called from its run loop).
+        """
+        _, target = TRANSITIONS[transition]
+        self.state = target
+        # Back at uninitialized there is nothing left to release: a new
+        # Init starts from a fresh, zeroed struct.
+        self.faulted = target is not State.UNINITIALIZED
+        if not self.faulted:
+            self.handle[:] = 0
+        return self._wrap(exc, transition.hook_name)
 
     def _free_leftovers(self) -> None:
         """Free every block and stream still tracked, then report them (LeakWarning).

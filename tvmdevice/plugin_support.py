@@ -16,6 +16,7 @@ Nothing is imported until a device is first initialized, so discovery
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import TYPE_CHECKING, Any, Callable, Union
 
@@ -27,7 +28,7 @@ from .names import hook_symbol, validate_device_name
 if TYPE_CHECKING:  # pragma: no cover
     from .device import Device
 
-__all__ = ["LifecycleSource", "c_lifecycle"]
+__all__ = ["LifecycleSource", "c_lifecycle", "c_step", "status_error"]
 
 #: A lifecycle capsule, a ``"package.module:ATTRIBUTE"`` naming one, or a callable returning one.
 LifecycleSource = Union[str, Callable[[], Any], Any]
@@ -85,9 +86,7 @@ def _hook(capsule: _Capsule, device_name: str, transition: Transition) -> Callab
         ext, cap = capsule.get()
         status = ext.call(cap, step, device.handle_address)
         if status:
-            known = status in Status._value2member_map_
-            code = f"TVMD_ERR_{Status(status).name} ({status})" if known else f"status {status}"
-            raise error_for_status(status, f"device {device.name!r}: {symbol} returned {code}")
+            raise status_error(status, device.name, symbol)
 
     fn: Callable[..., None] = run
     if transition is Transition.INIT:
@@ -97,4 +96,33 @@ def _hook(capsule: _Capsule, device_name: str, transition: Transition) -> Callab
         fn = init
     fn.__name__ = fn.__qualname__ = transition.hook_name
     fn.__doc__ = f"{transition.hook_name}: calls {symbol} (from the plugin's lifecycle capsule)."
+    fn._tvmdevice_c_step = (capsule, step, symbol)  # type: ignore[attr-defined] # read by c_step()
     return hookimpl(fn)
+
+
+def status_error(status: int, device_name: str, symbol: str) -> Exception:
+    """The error a non-zero C lifecycle status becomes (``TVMD_ERR_INVALID_STATE`` -> ``LifecycleError``, ...).
+
+    One place for the message, whether the status came back through the hook or through the
+    executor's run loop calling the C function directly.
+    """
+    known = status in Status._value2member_map_
+    code = f"TVMD_ERR_{Status(status).name} ({status})" if known else f"status {status}"
+    return error_for_status(status, f"device {device_name!r}: {symbol} returned {code}")
+
+
+def c_step(bound: Callable[..., Any], device: "Device") -> tuple[int, str] | None:
+    """``(function address, C symbol)`` when ``bound`` is ``device``'s hook made by :func:`c_lifecycle`, else None.
+
+    ``bound`` is what the device's binding resolved (``functools.partial(hook, device)`` outside trace
+    mode).  Anything else — a Python lifecycle, a traced or wrapped hook — gives None: the caller must
+    then go through the hook.  The address is 0 for a step whose pointer is NULL (the step does nothing).
+    """
+    if not (isinstance(bound, functools.partial) and bound.args == (device,) and not bound.keywords):
+        return None
+    tag = getattr(bound.func, "_tvmdevice_c_step", None)
+    if tag is None:
+        return None
+    capsule, step, symbol = tag
+    ext, cap = capsule.get()
+    return ext.address(cap, step), symbol

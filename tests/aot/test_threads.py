@@ -12,6 +12,7 @@ from plugin_fixtures import load_fixture_module
 import tvmdevice
 from tvmdevice import State
 from tvmdevice.aot.builder import demo_model
+from tvmdevice.aot.executor import Executor
 from tvmdevice.errors import LifecycleError
 from tvmdevice.host.kernels import run_graph
 from tvmdevice.registry import Registry
@@ -166,6 +167,71 @@ def test_one_executor_per_thread_on_the_host_device_runs_in_parallel(registry):
     def own_executor(seed: int) -> int:
         wrong = 0
         with module.executor() as ex:
+            start.wait()
+            for i in np.random.default_rng(seed).integers(0, len(inputs), RUNS):
+                wrong += not np.array_equal(ex.run([inputs[i]])[0], expected[i])
+        return wrong
+
+    with ThreadPoolExecutor(4) as pool:
+        assert sum(pool.map(own_executor, range(4))) == 0
+
+
+@pytest.mark.parametrize("target", ["c", "cmsis-nn, c"])
+def test_threads_sharing_an_executor_with_out_arrays_each_get_their_own_result(registry, target):
+    """``run(out=)`` from several threads on one executor: each thread's arrays hold its own sample's output."""
+    module = tvmdevice.compile(demo_model(), target, registry=_registry_for(target, registry))
+    inputs, expected = _samples(module, 16)
+    start = threading.Barrier(THREADS)
+
+    def worker(seed: int) -> list[str]:
+        out = np.empty_like(expected[0])
+        start.wait()
+        wrong = []
+        for i in np.random.default_rng(seed).integers(0, len(inputs), RUNS):
+            (got,) = ex.run([inputs[i]], out=[out])
+            if got is not out or not np.array_equal(out, expected[i]):
+                wrong.append(f"thread {seed}: input {i} gave a wrong result")
+        return wrong
+
+    with module.executor() as ex, ThreadPoolExecutor(THREADS) as pool:
+        results = list(pool.map(worker, range(THREADS)))
+    assert [w for r in results for w in r] == []
+
+
+@pytest.mark.parametrize("target", ["c", "cmsis-nn, c"])
+def test_threads_mixing_run_and_run_batch_on_one_executor_are_bit_exact(registry, target):
+    """``run_batch`` (with and without workers) holds the executor per chunk: a concurrent ``run`` never
+    sees a half-written arena, and every batch equals its samples run one by one."""
+    module = tvmdevice.compile(demo_model(), target, registry=_registry_for(target, registry))
+    inputs, expected = _samples(module, 16)
+    stacked, stacked_expected = np.stack(inputs), np.stack(expected)
+    start = threading.Barrier(4)
+
+    def batcher(workers: int | None) -> bool:
+        start.wait()
+        return all(np.array_equal(ex.run_batch([stacked], workers=workers)[0], stacked_expected) for _ in range(5))
+
+    def runner(seed: int) -> bool:
+        start.wait()
+        return all(np.array_equal(ex.run([inputs[i]])[0], expected[i])
+                   for i in np.random.default_rng(seed).integers(0, len(inputs), RUNS))
+
+    with module.executor() as ex, ThreadPoolExecutor(4) as pool:
+        futures = [pool.submit(batcher, None), pool.submit(batcher, 2), pool.submit(runner, 1),
+                   pool.submit(runner, 2)]
+        assert all(f.result() for f in futures)
+
+
+def test_executors_that_release_the_gil_run_in_parallel_and_stay_bit_exact(registry):
+    """One ``release_gil`` executor per thread (what ``run_batch`` workers are): the C run loops overlap."""
+    module = tvmdevice.compile(demo_model(), "cmsis-nn, c", registry=_registry_for("cmsis-nn, c", registry))
+    inputs, expected = _samples(module, 8)
+    start = threading.Barrier(4)
+
+    def own_executor(seed: int) -> int:
+        wrong = 0
+        with Executor(module, release_gil=True) as ex:
+            assert ex.runs_in_c
             start.wait()
             for i in np.random.default_rng(seed).integers(0, len(inputs), RUNS):
                 wrong += not np.array_equal(ex.run([inputs[i]])[0], expected[i])

@@ -9,7 +9,12 @@ Lifecycle, as the C Device API prescribes:
   error is raised;
 * :meth:`Executor.run` Activates the devices, issues the calls — each with its
   device's handle as the last argument (``resource_handle``) — and copies,
-  then Deactivates them, also when a kernel fails;
+  then Deactivates them, also when a kernel fails.  The host device is cycled
+  only when it runs a step.  When every step is a C kernel and every cycled
+  device's lifecycle is C, the whole run — inputs in, Activate, kernels,
+  Deactivate, outputs out — is one call into C, the state machine checked
+  once before it and put where the hooks would have left it after a failure
+  (see docs/runpath.md);
 * :meth:`Executor.close` (or leaving the ``with`` block) frees everything and
   Closes and Destroys the devices.
 
@@ -21,7 +26,8 @@ tearing down after a failure never masks that failure: the original error is
 raised, with the teardown error attached (:func:`attach_cleanup_error`).
 
 Threads: one executor may be shared; its runs are serialized by a lock
-(see :class:`Executor`).
+(see :class:`Executor`); :meth:`Executor.run_batch` runs a stacked batch,
+optionally on worker executors whose C run loop releases the GIL.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
@@ -37,8 +44,10 @@ import numpy as np
 
 from ..device_type import MemoryKind
 from ..errors import InvalidArgumentError, LifecycleError, TVMDeviceError
-from ..lifecycle import State
+from ..lifecycle import State, Transition
+from ..plugin_support import c_step, status_error
 from ..teardown import Steps, attach_cleanup_error, deferred_interrupts
+from ._runloop import ACTIVATE_FAILED, STEP_FAILED, CRun, Ports
 from .bind import BoundPlan, CallRecord
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,10 +81,19 @@ class Executor:
     executors hold separate devices and memory; whether two of them may run
     at the same time is up to their plugins (the built-in ``c`` device
     allows it).  A :class:`~tvmdevice.device.Device` itself is not
-    thread-safe: only its executor should call it.
+    thread-safe: only its executor should call it.  An array passed as
+    ``out=`` must not be read or written by another thread while the run
+    that fills it is in progress.
+
+    :param release_gil: release the GIL while the C run loop runs (only when
+        :attr:`runs_in_c`), so that other threads — typically other
+        executors, as :meth:`run_batch`'s workers are — run meanwhile.  Costs
+        a GIL hand-over per run: worth it for models whose kernels take more
+        than a few microseconds.
     """
 
-    def __init__(self, module: "CompiledModule", *, trace: bool | None = None, timeline: Any = None) -> None:
+    def __init__(self, module: "CompiledModule", *, trace: bool | None = None, timeline: Any = None,
+                 release_gil: bool = False) -> None:
         self.module = module
         self.timeline = timeline
         self.graph = module.graph
@@ -83,14 +101,20 @@ class Executor:
         self._closed = False
         self._lock = threading.Lock()
         self._holder: int | None = None  # thread ident of the call holding the lock
+        self._release_gil = bool(release_gil)
+        self._batch_pool: list[Executor] = []  # run_batch's worker executors, closed with this one
+        self._batch_threads: ThreadPoolExecutor | None = None
+        self._crun: CRun | None = None  # the run in C, when the plan allows it (_prepare_run_path)
         try:
             self.devices = module.target.create_devices(module.registry, trace=trace)
             for dev in self.devices:
                 dev.init()
                 dev.open()
             self.bound = BoundPlan(module, self.devices)
+            self._prepare_run_path()
         except BaseException as exc:
             self._closed = True
+            self._crun = None
             try:
                 self._teardown()
             except BaseException as cleanup:  # noqa: BLE001 - the original error is the one to report
@@ -106,6 +130,65 @@ class Executor:
     def labels(self) -> list[tuple[str, str]]:
         """``(label, device)`` per step, in order."""
         return self.bound.labels
+
+    def _prepare_run_path(self) -> None:
+        """Everything a run needs that does not change between runs, computed once.
+
+        * the inputs' arena views with their shapes and dtypes (the input check compares tuples), and
+          the outputs' views;
+        * the devices a run cycles: every accelerator, and the host device only when it runs a step (a
+          kernel or a copy) — under an accelerator that runs every operator it is not activated;
+        * whether the run loop may do the whole run in C (:meth:`RunLoop.cycle`): every step a C
+          kernel, every cycled device's Activate and Deactivate a C function
+          (:func:`~tvmdevice.plugin_support.c_lifecycle`) reached directly — not traced, not wrapped.
+        """
+        bound, graph = self.bound, self.graph
+        self._in_ports = tuple((bound.view(t), tuple(graph.tensors[t].shape), np.dtype(graph.tensors[t].dtype))
+                               for t in graph.inputs)
+        self._out_views = tuple(bound.view(t) for t in graph.outputs)
+        self._ports = Ports([view for view, _, _ in self._in_ports], self._out_views)
+        used = {device for _, device in bound.labels}
+        host = self.devices[-1]  # a target's host is its last device
+        self._cycled = [dev for dev in self.devices if dev is not host or dev.name in used]
+        self._c_symbols: list[tuple[str, str]] = []
+        self._c_run = False
+        self._crun = None
+        if not bound.loop.pure_c:
+            return
+        table = []
+        for dev in self._cycled:
+            up = c_step(dev._binding.hook("tvmdevice_activate"), dev)
+            down = c_step(dev._binding.hook("tvmdevice_deactivate"), dev)
+            if up is None or down is None:
+                return
+            table.append((up[0], down[0], dev.handle_address))
+            self._c_symbols.append((up[1], down[1]))
+        bound.loop.set_devices(table)
+        self._c_run = True
+        self._crun = CRun(self._ports, bound.loop, self._cycled, State.OPENED, self._release_gil)
+
+    @property
+    def runs_in_c(self) -> bool:
+        """True when a run (without ``profile``/``timeline``) is done in C: lifecycle calls and kernels,
+        no Python between them (see :meth:`run`)."""
+        return self._c_run
+
+    def _acquire(self, what: str) -> None:
+        """Take the executor's lock for ``what``; refuse a re-entrant call instead of deadlocking."""
+        if not self._lock.acquire(False):
+            self._wait_for_lock(what)
+        self._holder = _get_ident()
+
+    def _wait_for_lock(self, what: str) -> None:
+        """The lock is taken: by this very thread (a re-entrant call, refused) or by another (wait for it)."""
+        if self._holder == _get_ident():  # only this thread ever sets it to its own ident: no race
+            raise LifecycleError(f"{what} was called from inside this executor's own run (a kernel or hook "
+                                 f"calling back into the executor); call it after the run returns")
+        self._lock.acquire()
+
+    def _release(self) -> None:
+        self._holder = None
+        self._lock.release()
 
     @contextmanager
     def _exclusive(self, what: str) -> Iterator[None]:
@@ -138,9 +221,43 @@ class Executor:
             self._set_inputs(inputs)
 
     def _set_inputs(self, inputs: Sequence[np.ndarray]) -> None:
-        arrays = self._check_inputs(inputs)
-        for t, arr in zip(self.graph.inputs, arrays):
-            self.bound.view(t)[...] = arr
+        # The common case (C-contiguous arrays of the exact shapes and dtypes) is checked against the
+        # cached tuples and copied in C; anything else goes through the full check, which explains
+        # what is wrong, and a numpy copy.
+        if not self._ports.load(inputs):
+            for arr, (view, _, _) in zip(self._check_inputs(inputs), self._in_ports):
+                np.copyto(view, arr)
+
+    def _check_out(self, out: Any) -> Sequence[np.ndarray]:
+        """``out`` for :meth:`run`: one writable array per graph output, of its dtype and exactly its shape."""
+        views = self._out_views
+        if (type(out) is list or type(out) is tuple) and len(out) == len(views):
+            for arr, view in zip(out, views):
+                if type(arr) is not np.ndarray or arr.shape != view.shape or arr.dtype != view.dtype \
+                        or not arr.flags.writeable:
+                    break
+            else:
+                return out
+        expected = len(views)
+        usage = f"pass a list of {expected} writable numpy array(s), one per model output, e.g. run([x], out=[y])"
+        if isinstance(out, (np.ndarray, str, bytes, Mapping)) or not isinstance(out, Sequence):
+            raise InvalidArgumentError(f"model {self.graph.name!r}: out must be a list of arrays, got "
+                                       f"{type(out).__name__}; {usage}")
+        if len(out) != expected:
+            raise InvalidArgumentError(f"model {self.graph.name!r} has {expected} output(s), out has "
+                                       f"{len(out)}; {usage}")
+        for k, (arr, view, t) in enumerate(zip(out, views, self.graph.outputs)):
+            what = f"model {self.graph.name!r}: out[{k}] (output {self.graph.tensors[t].name!r})"
+            if not isinstance(arr, np.ndarray):
+                raise InvalidArgumentError(f"{what} is {type(arr).__name__}, not a numpy array; pass an array "
+                                           f"like np.empty({view.shape}, np.{view.dtype.name})")
+            if arr.dtype != view.dtype:
+                raise InvalidArgumentError(f"{what} must be {view.dtype.name}, got {arr.dtype.name}")
+            if arr.shape != view.shape:
+                raise InvalidArgumentError(f"{what} must have shape {view.shape}, got {arr.shape}")
+            if not arr.flags.writeable:
+                raise InvalidArgumentError(f"{what} is read-only; pass a writable array")
+        return out
 
     def _check_inputs(self, inputs: Any) -> list[np.ndarray]:
         """``inputs`` as one array per graph input, each of the input's dtype and exact shape."""
@@ -173,33 +290,237 @@ class Executor:
             arrays.append(arr)
         return arrays
 
-    def run(self, inputs: Sequence[np.ndarray], *, profile: bool = False) -> list[np.ndarray]:
-        """Run the model once; returns copies of the outputs.
+    def run(self, inputs: Sequence[np.ndarray], *, out: Sequence[np.ndarray] | None = None,
+            profile: bool = False) -> list[np.ndarray]:
+        """Run the model once; returns the outputs (new arrays, or the arrays of ``out``).
 
         Thread-safe: runs on one executor are serialized (see :class:`Executor`).
 
         :param inputs: one array per graph input, of its dtype and exactly its shape.
+        :param out: optional, one writable array per graph output, of its dtype and exactly its shape:
+            the outputs are written into them (no new array) and they are returned.  Checked before the
+            run, so a bad ``out`` leaves the model's state (LSTM, SVDF) untouched.
         :param profile: time each step; read the result from :attr:`timings`.
-        :raises InvalidArgumentError: bad inputs (see :meth:`set_inputs`).
+        :raises InvalidArgumentError: bad inputs (see :meth:`set_inputs`) or a bad ``out`` (the message names
+            the output, what it expects and what it got).
         :raises LifecycleError: the executor is closed.
         :raises KernelError: a kernel failed; the message names the operator and device.
         """
-        with self._exclusive("run()"):
-            self._check_open("run()")
-            self._set_inputs(inputs)
+        # The hot path: the lock taken inline (see _acquire), then one call into C (CRun) that checks the
+        # inputs, out and the devices' state against cached values and does the whole run — or declines
+        # without touching anything, and the Python path below explains or handles it.  No Python runs
+        # inside that call, so nothing can call back into the executor: the holder is not needed there.
+        lock = self._lock
+        if not lock.acquire(False):
+            self._wait_for_lock("run()")
+        try:
+            crun = self._crun
+            if crun is not None and not profile and self.timeline is None:
+                done = crun.run(inputs, out)
+                if type(done) is list:
+                    return done
+                self._holder = _get_ident()
+                if done is not None:
+                    self._cycle_failed(*done)
+            self._holder = _get_ident()
+            if self._closed:
+                self._check_open("run()")
+            return self._run_one(inputs, out, profile)
+        finally:
+            self._holder = None
+            lock.release()
+
+    def _run_one(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray] | None,
+                 profile: bool) -> list[np.ndarray]:
+        """One run, the lock held and the executor open."""
+        ports = self._ports
+        if out is not None and not ports.fits_out(out):
+            out = self._check_out(out)
+        self._set_inputs(inputs)
+        crun = self._crun
+        if crun is not None and not profile and self.timeline is None:
+            # The state machine checked once per run (CRun.ready_to_run): a device that is not opened
+            # and healthy (a failed earlier run left it faulted, someone activated it by hand) takes the
+            # Python path, which refuses it with the usual LifecycleError.  On the C path the devices'
+            # Python state is not touched: they go opened -> active -> opened inside one call, under
+            # this executor's lock, and come back opened unless a status says otherwise.
+            done = crun.invoke()
+            if done is False:
+                self._invoke(False)
+            elif done is not None:
+                self._cycle_failed(*done)
+        else:
             self._invoke(profile)
-            return [np.array(self.bound.view(t)) for t in self.graph.outputs]
+        if out is None:
+            return ports.outputs()
+        if not ports.store(out):
+            for arr, view in zip(out, self._out_views):
+                np.copyto(arr, view)
+        return list(out)
+
+    def _cycle_failed(self, phase: int, index: int, status: int) -> None:
+        """Make the devices' state what it is after :meth:`RunLoop.cycle` stopped, raise what the hooks
+        would have raised, and deactivate what is still active — exactly as :meth:`_invoke` does."""
+        devices = self._cycled
+        if phase == ACTIVATE_FAILED or phase == STEP_FAILED:
+            activated = devices[:index] if phase == ACTIVATE_FAILED else devices
+            for dev in activated:
+                dev.state = State.ACTIVE
+            try:
+                if phase == ACTIVATE_FAILED:
+                    dev = devices[index]
+                    _raise_failed(dev, Transition.ACTIVATE, status_error(status, dev.name, self._c_symbols[index][0]))
+                raise self.bound._kernel_failed(index, status)
+            except BaseException as exc:
+                for cleanup in _deactivate(activated).errors:
+                    attach_cleanup_error(exc, cleanup)
+                raise
+        # Deactivate failed at device `index`: the ones after it are down, the ones before still active.
+        for dev in devices[:index]:
+            dev.state = State.ACTIVE
+        dev = devices[index]
+        steps = Steps("deactivating after a run")
+        steps.run(_raise_failed, dev, Transition.DEACTIVATE, status_error(status, dev.name, self._c_symbols[index][1]))
+        for dev in reversed(devices[:index]):
+            steps.run(dev.deactivate)
+        steps.raise_errors()
+
+    def run_batch(self, inputs: Sequence[np.ndarray], *, workers: int | None = None,
+                  out: Sequence[np.ndarray] | None = None) -> list[np.ndarray]:
+        """Run the model once per sample of a stacked batch; returns the outputs stacked the same way.
+
+        ``inputs[k][i]`` is sample ``i`` of model input ``k`` (each array is ``(N, *input_shape)``), and
+        output ``k`` comes back as one ``(N, *output_shape)`` array whose ``[i]`` is sample ``i``'s.
+        Each sample is one :meth:`run`: results are bit-exact with running them one by one.
+
+        :param workers: ``None`` or 1 runs the samples in order on this executor.  ``n > 1`` splits the
+            batch into ``n`` contiguous chunks run on a thread pool, each chunk on its own executor (this
+            one and ``n - 1`` more, created on first use and kept until :meth:`close`).  Those extra
+            executors release the GIL while their C run loop runs, so the chunks run in parallel.  Only
+            a plan that :attr:`runs_in_c` is split: one with Python steps (a Python plugin, copies, host
+            reference kernels) runs its samples in order on this executor, as it would hold the GIL
+            anyway.  Refused for a model with operator state (LSTM, SVDF): its samples depend on each
+            other.
+        :param out: optional, one writable ``(N, *output_shape)`` array per output to write into.
+        :raises InvalidArgumentError: not one ``(N, ...)`` array per input with the same ``N``, a bad
+            ``out``, a bad ``workers``, or ``workers > 1`` on a stateful model.
+        :raises LifecycleError: the executor is closed.
+        """
+        ports = self._in_ports
+        name = self.graph.name
+        usage = (f"pass a list of {len(ports)} stacked array(s), one per model input, each of shape "
+                 f"(N, *input_shape), e.g. run_batch([np.stack(samples)])")
+        if isinstance(inputs, (np.ndarray, str, bytes, Mapping)) or not isinstance(inputs, Sequence) \
+                or len(inputs) != len(ports):
+            raise InvalidArgumentError(f"model {name!r}: run_batch takes {len(ports)} stacked input(s); {usage}")
+        stacked = [np.asarray(x) for x in inputs]
+        sizes = {x.shape[0] if x.ndim else -1 for x in stacked}
+        if len(sizes) != 1 or -1 in sizes:
+            raise InvalidArgumentError(f"model {name!r}: every stacked input needs the same leading batch size, "
+                                       f"got shapes {[x.shape for x in stacked]}; {usage}")
+        (n,) = sizes
+        for k, (x, (_, shape, dtype)) in enumerate(zip(stacked, ports)):
+            if x.shape[1:] != shape or x.dtype != dtype:
+                raise InvalidArgumentError(f"model {name!r}: stacked input {k} must be {dtype.name} of shape "
+                                           f"(N, *{shape}), got {x.dtype.name} {x.shape}")
+        if workers is None:
+            workers = 1
+        if type(workers) is not int or workers < 1:
+            raise InvalidArgumentError(f"run_batch: workers must be None or an int >= 1, got {workers!r}")
+        if workers > 1 and self.module.schedule.states:
+            raise InvalidArgumentError(f"model {name!r} has operator state (LSTM/SVDF variables): its samples "
+                                       f"depend on each other, run them in order (workers=None)")
+        views = self._out_views
+        if out is None:
+            out = [np.empty((n, *v.shape), v.dtype) for v in views]
+        else:
+            self._check_batch_out(out, n)
+        # Only a run done in C leaves the GIL: Python steps would run one thread at a time anyway.
+        workers = max(1, min(workers, n)) if self._c_run else 1
+        if workers == 1:
+            self._run_chunk(stacked, out, 0, n)
+            return list(out)
+        pool, threads = self._batch_executors(workers - 1)
+        bounds = [n * w // workers for w in range(workers + 1)]
+        futures = [threads.submit(ex._run_chunk, stacked, out, bounds[w + 1], bounds[w + 2])
+                   for w, ex in enumerate(pool)]
+        errors: list[BaseException] = []
+        try:
+            self._run_chunk(stacked, out, bounds[0], bounds[1])
+        except BaseException as exc:  # noqa: BLE001 - raised below once the workers are done
+            errors.append(exc)
+        for f in futures:
+            failure = f.exception()
+            if failure is not None:
+                errors.append(failure)
+        if errors:
+            raise errors[0]
+        return list(out)
+
+    def _run_chunk(self, stacked: list[np.ndarray], out: Sequence[np.ndarray], start: int, stop: int) -> None:
+        """Samples ``[start, stop)`` of a batch, the lock held once for all of them: all in C when the run
+        :attr:`runs_in_c` (GIL released in a ``release_gil`` executor), else one :meth:`run` each."""
+        self._acquire("run_batch()")
+        try:
+            self._check_open("run_batch()")
+            crun = self._crun
+            if crun is not None and self.timeline is None:
+                done = crun.run_batch(stacked, out, start, stop)
+                if done is None:
+                    return
+                if done is not False:
+                    self._cycle_failed(*done[:3])
+            for i in range(start, stop):
+                self._run_one([x[i] for x in stacked], [o[i] for o in out], False)
+        finally:
+            self._release()
+
+    def _check_batch_out(self, out: Any, n: int) -> None:
+        views = self._out_views
+        if isinstance(out, (np.ndarray, str, bytes, Mapping)) or not isinstance(out, Sequence) \
+                or len(out) != len(views):
+            raise InvalidArgumentError(f"model {self.graph.name!r}: out must be a list of {len(views)} array(s), "
+                                       f"one (N, *output_shape) array per model output")
+        for k, (arr, view) in enumerate(zip(out, views)):
+            if not isinstance(arr, np.ndarray) or arr.shape != (n, *view.shape) or arr.dtype != view.dtype \
+                    or not arr.flags.writeable:
+                got = f"{arr.dtype.name} {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
+                raise InvalidArgumentError(f"model {self.graph.name!r}: out[{k}] must be a writable "
+                                           f"{view.dtype.name} array of shape {(n, *view.shape)}, got {got}")
+
+    def _batch_executors(self, count: int) -> tuple[list["Executor"], ThreadPoolExecutor]:
+        """``count`` worker executors for :meth:`run_batch` (GIL released in their run loop) and the threads
+        that run them, made on first use and kept until :meth:`close`."""
+        with self._exclusive("run_batch()"):
+            self._check_open("run_batch()")
+            while len(self._batch_pool) < count:
+                self._batch_pool.append(Executor(self.module, release_gil=True))
+            if self._batch_threads is None or self._batch_threads._max_workers < count:
+                if self._batch_threads is not None:
+                    self._batch_threads.shutdown()
+                self._batch_threads = ThreadPoolExecutor(count, thread_name_prefix="tvmdevice-batch")
+            return self._batch_pool[:count], self._batch_threads
 
     def invoke(self, *, profile: bool = False) -> None:
         """Run the plan on the inputs already in place (the timed part of :meth:`run`)."""
-        with self._exclusive("invoke()"):
+        self._acquire("invoke()")
+        try:
             self._check_open("invoke()")
+            crun = self._crun
+            if crun is not None and not profile and self.timeline is None:
+                done = crun.invoke()
+                if done is None:
+                    return
+                if done is not False:
+                    self._cycle_failed(*done)
             self._invoke(profile)
+        finally:
+            self._release()
 
     def _invoke(self, profile: bool) -> None:
         activated: list[Device] = []
         try:
-            for dev in self.devices:
+            for dev in self._cycled:
                 dev.activate()
                 activated.append(dev)
             if profile or self.timeline is not None:
@@ -262,12 +583,19 @@ class Executor:
         """
         with self._exclusive("close()"):
             self._closed = True
+            self._crun = None
             self._teardown()
 
     def _teardown(self) -> None:
         """Free what binding allocated and walk every device down, whatever fails on the way."""
         with deferred_interrupts():
             steps = Steps("closing the executor")
+            pool, self._batch_pool = self._batch_pool, []
+            threads, self._batch_threads = self._batch_threads, None
+            if threads is not None:
+                steps.run(threads.shutdown)
+            for worker in pool:
+                steps.run(worker.close)
             for dev in reversed(self.devices):
                 for ptr, alloc in list(dev.allocations.items()):
                     steps.run(dev.free_workspace if alloc.kind == "workspace" else dev.free_data_space, ptr)
@@ -304,6 +632,14 @@ class Executor:
                     if addr is not None and owner.find_allocation(addr, 1) is None:
                         raise TVMDeviceError(f"plan check: operator #{rec.op_index} on {placed!r} reads {addr:#x}, "
                                              f"which is not in that device's memory")
+
+
+_get_ident = threading.get_ident
+
+
+def _raise_failed(dev: "Device", transition: Transition, error: BaseException) -> None:
+    """Raise what ``dev``'s ``transition`` hook raises when its C function returned a non-zero status."""
+    raise dev._transition_failed(transition, error) from error
 
 
 def _deactivate(activated: list["Device"]) -> Steps:
