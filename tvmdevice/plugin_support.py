@@ -44,8 +44,8 @@ class _Capsule:
     def get(self) -> tuple[Any, Any]:
         """``(extension, capsule)``: the core's caller module and the validated capsule."""
         if self._resolved is None:
-            from . import _lifecycle
-
+            # the compiled core module (no stubs: typed as Any)
+            _lifecycle: Any = importlib.import_module(f"{__package__}._lifecycle")
             source = self._source
             if isinstance(source, str):
                 module, _, attr = source.partition(":")
