@@ -141,7 +141,22 @@ def padding(op: Operator) -> str:
 
 
 out_size = windows.out_size
-leading_padding = windows.leading_padding
+
+#: TFLM keeps a window's padding in ``PaddingValues``, whose members are int16_t.
+MAX_WINDOW_PADDING = 2**15 - 1
+
+
+def leading_padding(op: Operator, stride: int, dilation: int, image: int, filt: int, out: int) -> int:
+    """TFLM's top/left padding of a window (:func:`tvmdevice.windows.leading_padding`), within int16.
+
+    A larger padding (a huge dilation or filter) wraps in TFLM's int16 ``PaddingValues``, so
+    its windows are not the padded image's; such a model is refused rather than matched.
+    """
+    pad = windows.leading_padding(stride, dilation, image, filt, out)
+    if pad > MAX_WINDOW_PADDING:
+        raise malformed(op, f"its window needs padding {pad}, beyond the {MAX_WINDOW_PADDING} TFLM's int16 "
+                            "PaddingValues hold (a filter, dilation or window far larger than the input)")
+    return pad
 
 
 def per_tensor_int8(op: Operator, t: Tensor, role: str) -> tuple[float, int]:

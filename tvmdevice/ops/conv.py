@@ -122,8 +122,8 @@ def _parts(graph: Graph, op: Operator) -> _Parts:
         "filter_h": kh, "filter_w": kw, "filter_in_ch": filter_in_ch, "groups": groups,
         "depth_multiplier": depth_multiplier, "stride_h": stride_h, "stride_w": stride_w,
         "dilation_h": dil_h, "dilation_w": dil_w,
-        "pad_h": c.leading_padding(stride_h, dil_h, h, kh, oh),
-        "pad_w": c.leading_padding(stride_w, dil_w, w, kw, ow),
+        "pad_h": c.leading_padding(op, stride_h, dil_h, h, kh, oh),
+        "pad_w": c.leading_padding(op, stride_w, dil_w, w, kw, ow),
     }
     return _Parts(inp, filt, bias, out, geometry)
 

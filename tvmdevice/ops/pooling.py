@@ -54,8 +54,8 @@ def _parts(graph: Graph, op: Operator) -> tuple[Tensor, Tensor, dict]:
     c.check_shape(op, out, (n, oh, ow, ch), "output")
     geometry = {"batches": n, "in_h": h, "in_w": w, "channels": ch, "out_h": oh, "out_w": ow,
                 "filter_h": kh, "filter_w": kw, "stride_h": stride_h, "stride_w": stride_w,
-                "pad_h": c.leading_padding(stride_h, 1, h, kh, oh),
-                "pad_w": c.leading_padding(stride_w, 1, w, kw, ow)}
+                "pad_h": c.leading_padding(op, stride_h, 1, h, kh, oh),
+                "pad_w": c.leading_padding(op, stride_w, 1, w, kw, ow)}
     return inp, out, geometry
 
 

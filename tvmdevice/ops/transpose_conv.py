@@ -74,7 +74,7 @@ def _parts(graph: Graph, op: Operator) -> tuple[Tensor, Tensor, Tensor | None, T
     fh, fw = c.out_size(kind, oh, kh, sh), c.out_size(kind, ow, kw, sw)
     geometry = {"batches": n, "in_h": h, "in_w": w, "in_ch": in_ch, "out_h": oh, "out_w": ow, "out_ch": out_ch,
                 "filter_h": kh, "filter_w": kw, "stride_h": sh, "stride_w": sw,
-                "pad_h": c.leading_padding(sh, 1, oh, kh, fh), "pad_w": c.leading_padding(sw, 1, ow, kw, fw)}
+                "pad_h": c.leading_padding(op, sh, 1, oh, kh, fh), "pad_w": c.leading_padding(op, sw, 1, ow, kw, fw)}
     return filt, inp, bias, out, geometry
 
 
