@@ -78,6 +78,19 @@ def same_quantization(op: Operator, a: Tensor, b: Tensor, allowed: frozenset = M
                            f"{sb}/{zb}); the kernel does not rescale")
 
 
+def identical_quantization(op: Operator, a: Tensor, b: Tensor, rule: str) -> None:
+    """``a`` is quantized exactly as ``b`` (equal float32 scale, equal zero point), as TFLM's
+    ``rule`` (e.g. "concatenation.cc") compares them; checked where both are quantized per tensor."""
+    qa, qb = a.quant, b.quant
+    if qa is None or qb is None or not qa.scale.size or not qb.scale.size:
+        return
+    sa, sb = float(np.float32(qa.scale[0])), float(np.float32(qb.scale[0]))
+    za, zb = int(qa.zero_point[0]), int(qb.zero_point[0])
+    if sa != sb or za != zb:
+        raise c.refuse(op, f"tensor {a.index} is quantized {sa!r}/{za}, tensor {b.index} {sb!r}/{zb}; TFLM's {rule} "
+                           "requires them exactly equal")
+
+
 def constant_ints(op: Operator, t: Tensor | None, role: str, length: int | None = None) -> tuple[int, ...]:
     """The values of a constant integer vector (or scalar) operand."""
     if t is None or t.data is None:

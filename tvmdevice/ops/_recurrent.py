@@ -48,16 +48,19 @@ def per_tensor(op: Operator, t: Tensor, role: str, dtypes: Iterable[Any]) -> tup
     return f32(q.scale[0]), zp
 
 
-def state(op: Operator, t: Tensor | None, role: str, elements: int) -> Tensor:
-    """A state operand: present, a variable tensor (TFLM checks ``is_variable``), of ``elements`` values."""
+def state(op: Operator, t: Tensor | None, role: str, shape: tuple[int, int]) -> Tensor:
+    """A state operand: present, a variable tensor (TFLM checks ``is_variable``), 2-D of ``shape``.
+
+    TFLM reads the state's dimensions, not its element count (the LSTM's state size is
+    ``hidden_state->dims->data[1]``; ``ValidateTensorSize`` and SVDF's prepare check both).
+    """
     if t is None:
         raise c.malformed(op, f"its {role} (a variable tensor) is absent")
     if not t.is_variable:
         raise c.refuse(op, f"{role} tensor {t.index} is not a variable tensor; TFLM keeps {op.type} state in "
                            "variable tensors and refuses the operator otherwise")
-    if c.count(t.shape) != elements:
-        raise c.malformed(op, f"{role} tensor {t.index} has shape {list(t.shape)} ({c.count(t.shape)} values); "
-                              f"expected {elements}")
+    if tuple(int(d) for d in t.shape) != tuple(shape):
+        raise c.malformed(op, f"{role} tensor {t.index} has shape {list(t.shape)}; expected {list(shape)}")
     return t
 
 

@@ -70,5 +70,6 @@ def analyze(graph: Graph, op: Operator) -> ConcatData:
         raise c.refuse(op, "a fused activation on CONCATENATION is not supported (TFLM refuses it)")
     for t in ins:
         m.same_quantization(op, t, out)
+        m.identical_quantization(op, t, out, "concatenation.cc")
     return ConcatData(op_index=op.index, op_type=op.type, axis=axis, inputs_count=len(ins),
                       outer_size=c.count(out.shape[:axis]), copy_sizes=tuple(c.count(t.shape[axis:]) for t in ins))

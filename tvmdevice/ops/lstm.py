@@ -136,7 +136,7 @@ def _parts(graph: Graph, op: Operator) -> tuple[list[Tensor | None], Tensor, tup
     for k in BIASES:
         c.check_shape(op, ins[k], (n_state,), SIGNATURE.inputs[k].name)  # type: ignore[arg-type]
     for name, k in (("output state", OUTPUT_STATE), ("cell state", CELL_STATE)):
-        r.state(op, ins[k], name, batches * n_state)
+        r.state(op, ins[k], name, (batches, n_state))
     c.check_shape(op, out, (d0, d1, n_state), "output")
     return ins, out, (batches, time_steps, n_input, n_state)
 

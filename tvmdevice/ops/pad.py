@@ -77,12 +77,5 @@ def _constant_value(graph: Graph, op: Operator, inp: Tensor) -> int | None:
     if np.dtype(t.dtype) != np.dtype(inp.dtype) or c.count(t.shape) != 1:
         raise c.malformed(op, f"constant_values tensor {t.index} must be one {np.dtype(inp.dtype).name} value")
     mv.same_quantization(op, t, inp)
-    out = graph.tensors[op.outputs[0]]
-    if t.quant is not None and out.quant is not None and t.quant.scale.size and out.quant.scale.size:
-        # TFLM's pad_common.cc: the constant's scale and zero point equal the output's, exactly.
-        st, so = float(np.float32(t.quant.scale[0])), float(np.float32(out.quant.scale[0]))
-        zt, zo = int(t.quant.zero_point[0]), int(out.quant.zero_point[0])
-        if st != so or zt != zo:
-            raise c.refuse(op, f"constant_values tensor {t.index} is quantized {st}/{zt}, the output {so}/{zo}; "
-                               "TFLM's PADV2 requires them equal")
+    mv.identical_quantization(op, t, graph.tensors[op.outputs[0]], "pad_common.cc (PADV2's constant)")
     return int(mv.constant_ints(op, t, "constant_values", 1)[0])

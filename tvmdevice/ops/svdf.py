@@ -81,7 +81,7 @@ def _parts(graph: Graph, op: Operator) -> tuple[Tensor, Tensor, Tensor, Tensor |
     c.check_shape(op, wt, (n_filter, n_memory), "weights_time")
     if bias is not None:
         c.check_shape(op, bias, (n_unit,), "bias")
-    state = r.state(op, st, "activation state", batches * n_memory * n_filter)
+    state = r.state(op, st, "activation state", (batches, n_memory * n_filter))
     c.check_shape(op, state, (batches, n_memory * n_filter), "activation state")
     c.check_shape(op, out, (batches, n_unit), "output")
     return inp, wf, wt, bias, state, out, rank
