@@ -65,7 +65,7 @@ def test_two_workers_give_the_single_process_results(single):
 
 def test_ray_gives_the_single_process_results(single):
     if importlib.util.find_spec("ray") is None:
-        pytest.skip("--engine ray needs Ray: pip install 'tvmdevice[ray]' (the tox environment 'ray' installs it)")
+        pytest.skip("--engine ray needs Ray: pip install 'tvmdevice[ray]' (the tox environment 'all' installs it)")
     job, samples, results = single
     assert evaluate(job, samples, workers=2, engine="ray") == results
 
