@@ -43,8 +43,15 @@ def test_tflite_micro_refuses_it_too(name):
 
 
 def _fuzz_inputs(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    # The fuzzer's inputs for case ``seed`` (bench/fuzz_differential.py, _input_arrays).
-    return np.random.default_rng(seed).integers(-128, 128, shape).astype(np.int8)
+    """The fuzzer's own inputs for case ``seed`` (bench/fuzz_differential.py's ``_input_arrays``)."""
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "bench" / "fuzz_differential.py"
+    spec = importlib.util.spec_from_file_location("fuzz_differential", script)
+    fuzz = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, fuzz)  # its dataclasses look their module up
+    spec.loader.exec_module(fuzz)
+    return fuzz._input_arrays([(shape, "|i1")], seed)[0]
 
 
 def test_fully_connected_multiplier_rounds_as_tflite_micro(models_dir):
