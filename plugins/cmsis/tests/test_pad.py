@@ -1,5 +1,5 @@
-"""PAD and PADV2 on cmsis-nn (arm_pad_s8): every padding, fill and rank it takes, bit-exact with
-tflite-micro, on both packings; what it does not take (int16, 5-D) goes to the next device."""
+"""PAD and PADV2 on cmsis-nn (arm_pad_s8 and its int16 twin): every padding, fill, rank and data type it
+takes, bit-exact with tflite-micro, on both packings; what it does not take (5-D) goes to the next device."""
 
 from __future__ import annotations
 
@@ -46,9 +46,22 @@ def test_pad_runs_on_cmsis_nn_bit_exact(case, kind, value, mcpu):
     np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("mcpu", ["", "cortex-m55"])
+@pytest.mark.parametrize("kind, value", [("PAD", None), ("PADV2", -1234), ("PADV2", 32767)])
+@pytest.mark.parametrize("case", sorted(PADS))
+def test_int16_pad_runs_on_cmsis_nn_bit_exact(case, kind, value, mcpu):
+    shape, pads = PADS[case]
+    target = f"cmsis-nn -mcpu={mcpu}, c" if mcpu else "cmsis-nn, c"
+    model = _model(shape, pads, kind, value, "int16")
+    devices, got, expected = _run(model, target, "int16")
+    assert devices == ["cmsis-nn"]
+    assert got.dtype == np.int16
+    np.testing.assert_array_equal(got, expected)
+
+
 @pytest.mark.parametrize("shape, pads, dtype, reason", [
-    ((1, 2, 3, 2), [[0, 0], [1, 0], [0, 1], [1, 1]], "int16", "int8 only"),
     ((1, 2, 1, 3, 2), [[0, 0], [1, 0], [0, 0], [0, 1], [1, 1]], "int8", "up to 4 dimensions"),
+    ((1, 2, 1, 3, 2), [[0, 0], [1, 0], [0, 0], [0, 1], [1, 1]], "int16", "up to 4 dimensions"),
 ])
 def test_what_arm_pad_s8_does_not_take_runs_on_the_host(shape, pads, dtype, reason):
     model = _model(shape, pads, "PAD", None, dtype)

@@ -204,7 +204,8 @@ PAD_PARAMS = Layout("tvmd_cmsis_pad_params_t", (
     Field("before", "int32_t", (PAD_DIMS,), doc="padding before each dimension (arm_pad_s8's pre_pad)"),
     Field("after", "int32_t", (PAD_DIMS,), doc="padding after each dimension (post_pad)"),
     Field("pad_value", "int32_t", doc="the fill: PADV2's constant_values, else the output zero point"),
-), doc="PAD and PADV2, int8, up to 4 dimensions (CMSIS-NN's arm_pad_s8).")
+    Field("itemsize", "int32_t", doc="bytes per value: 1 (int8) or 2 (int16)"),
+), doc="PAD and PADV2, int8 and int16, up to 4 dimensions (CMSIS-NN's arm_pad_s8, and its int16 twin).")
 
 
 MINMAX_PARAMS = Layout("tvmd_cmsis_minmax_params_t", (
@@ -303,8 +304,8 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("softmax", "SOFTMAX", SOFTMAX_PARAMS, packing=None),
     Kernel("add", "ADD", ELEMENTWISE_PARAMS, "elementwise.prepare", packing=None),
     Kernel("mul", "MUL", ELEMENTWISE_PARAMS, "elementwise.prepare", packing=None),
-    Kernel("pad", "PAD", PAD_PARAMS, "pad.prepare", packing=None),
-    Kernel("padv2", "PADV2", PAD_PARAMS, "pad.prepare", packing=None),
+    Kernel("pad", "PAD", PAD_PARAMS, "pad.prepare", packing=None, suffix=""),
+    Kernel("padv2", "PADV2", PAD_PARAMS, "pad.prepare", packing=None, suffix=""),
     # issue 12 (ops/arith.py): operands read in place, so one kernel serves both packings
     Kernel("maximum", "MAXIMUM", MINMAX_PARAMS, "arith.prepare_minmax", packing=None),
     Kernel("minimum", "MINIMUM", MINMAX_PARAMS, "arith.prepare_minmax", packing=None),
