@@ -149,3 +149,33 @@ def test_tflm_builtins_match_the_installed_tflite_micro():
     builtins = {k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_") and isinstance(v, int)}
     assert TFLM_BUILTINS == registered & builtins
     assert np.int64(len(TFLM_BUILTINS)) >= 90  # "about 100": a broken scan finds few
+
+
+def _claims() -> list[tuple[str, str, str]]:
+    """(operator, device, data type) for every mark of the table a plugin device makes on an int8/int16 row."""
+    claims = []
+    for row in build().rows:
+        if "→" in row.dtypes:
+            continue
+        for device in row.devices:
+            if device != "c":
+                claims += [(row.op_type, device, d.strip()) for d in row.dtypes.split(",")
+                           if d.strip() in ("int8", "int16", "int16x8")]
+    return claims
+
+
+#: Builder arguments that keep a single-operator model inside every device's declared limits
+#: (woofles' window loader pads height and width only).
+_WITHIN_LIMITS = {"PAD": {"paddings": [[0, 0], [1, 1], [2, 1], [0, 0]]},
+                  "PADV2": {"paddings": [[0, 0], [1, 1], [2, 1], [0, 0]], "value": 3}}
+
+
+@pytest.mark.parametrize("op_type, device, dtype", _claims())
+def test_every_mark_of_the_table_is_a_device_that_runs_that_data_type(op_type, device, dtype):
+    from tvmdevice.aot.builder.presets import single_op_model
+
+    model = single_op_model(op_type, input_dtype="int8" if dtype == "int8" else "int16",
+                            **_WITHIN_LIMITS.get(op_type, {}))
+    module = tvmdevice.compile(model, f"{device}, c")
+    placed = module.placement.ops
+    assert [p.device for p in placed] == [device] * len(placed), [dict(p.declined) for p in placed]
