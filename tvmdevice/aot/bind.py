@@ -140,6 +140,10 @@ class BoundPlan:
         t = self.graph.tensors[index]
         if t.is_constant:
             return np.array(t.data)
+        for fold in self.module.placement.folds:
+            if fold.padded == index:
+                raise KeyError(f"tensor #{index} is the output of PAD #{fold.pad}, folded into operator #{fold.conv}'s "
+                               f"window: it is never materialised; compile with preserve_all_tensors=True to keep it")
         source = self.module.schedule.source(index)
         if tensor_key(source, HOST) in self.module.plan.pools[HOST].offsets:
             return np.array(self.view(index))
