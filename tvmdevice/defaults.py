@@ -151,6 +151,12 @@ def tvmdevice_workspace_capacity(device_type: "DeviceType", options: dict[str, A
 
 
 @hookimpl(trylast=True)
+def tvmdevice_prepare_copy(device_type: "DeviceType", options: dict[str, Any], nbytes: int,
+                           to_device: bool) -> None:
+    return None
+
+
+@hookimpl(trylast=True)
 def tvmdevice_export_sources(device_type: "DeviceType", options: dict[str, Any], cpu: str) -> None:
     return None
 

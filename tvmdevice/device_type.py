@@ -42,6 +42,11 @@ class DeviceType:
         per-operator parameter check of ``tvmdevice_check_operator``.
     :param is_host: whether it can be the host (last entry) of a target.
     :param description: one line shown by ``tvmdevice plugins``.
+    :param folds_pad: its CONV_2D and DEPTHWISE_CONV_2D kernels read any window padding from the op
+        data (``pad_h``/``pad_w`` before the image, the rest implied by the output size), so placement
+        may fold a PAD or PADV2 feeding one of its convolutions into the convolution's window
+        (:mod:`tvmdevice.aot.fold`): its ``tvmdevice_prepare_operator`` then receives the convolution
+        reading the PAD's input, with the PAD's borders added to its padding, and may refuse it.
     """
 
     name: str
@@ -53,6 +58,7 @@ class DeviceType:
     operators: frozenset[str] = frozenset()
     is_host: bool = False
     description: str = ""
+    folds_pad: bool = False
 
     def __post_init__(self) -> None:
         validate_device_name(self.name)
@@ -96,4 +102,5 @@ class DeviceType:
             "options": [o.to_json() for o in self.options],
             "layout": self.layout.to_json(),
             "description": self.description,
+            "folds_pad": self.folds_pad,
         }

@@ -33,7 +33,8 @@ _GROUPS = [
     ("Workspace and pointers", ["tvmdevice_alloc_workspace", "tvmdevice_free_workspace",
                                 "tvmdevice_supports_device_pointer_arithmetics_on_host"]),
     ("Kernels (compile time)", ["tvmdevice_check_operator", "tvmdevice_memory_capacity",
-                                "tvmdevice_workspace_capacity", "tvmdevice_prepare_operator"]),
+                                "tvmdevice_workspace_capacity", "tvmdevice_prepare_operator",
+                                "tvmdevice_prepare_copy"]),
     ("Export (firmware)", ["tvmdevice_export_sources"]),
 ]
 

@@ -672,6 +672,35 @@ def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any
     """
 
 
+@hookspec(firstresult=True)
+def tvmdevice_prepare_copy(device_type: "DeviceType", options: dict[str, Any], nbytes: int,
+                           to_device: bool) -> "PreparedCall | None":
+    """A C kernel for one copy step of a run between host memory and the device's memory, or None.
+
+    The executor asks once per copy step of the schedule, when it binds the
+    plan.  A device with separate memory returns a call whose C kernel does
+    the whole copy synchronously — what CopyDataFromTo followed by
+    StreamSync of the default stream does, with the same effect on the
+    device's state — so a run whose every step is C runs in C (the run
+    loop calls it as ``fn(params, buffers, device)`` with ``buffers`` =
+    ``{src, dst}``: a host pointer and a device address).
+
+    :param device_type: the device type whose memory is one side of the copy.
+    :param options: its target options.
+    :param nbytes: the bytes every run copies (fixed by the plan; may be put in the params).
+    :param to_device: ``True`` host -> device, ``False`` device -> host.
+    :returns: a :class:`~tvmdevice.kernel.PreparedCall` with a C kernel, or
+        ``None``: each run calls :func:`tvmdevice_copy_data_from_to` and
+        :func:`tvmdevice_stream_sync` instead.
+
+    ``firstresult``: the owner's implementation is the only one called.
+
+    C: none (bind time); the returned kernel is a ``tvmd_kernel_t``.
+
+    Optional.  Default: ``None``.
+    """
+
+
 # --------------------------------------------------------------------------
 # Export (firmware)
 # --------------------------------------------------------------------------

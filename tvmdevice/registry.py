@@ -612,6 +612,21 @@ class Registry:
         """Ask the owner of ``dtype`` to prepare ``op``; returns a PreparedCall."""
         return self._compile_hook("tvmdevice_prepare_operator", dtype, options, graph, op, op_data)
 
+    def prepare_copy(self, dtype: DeviceType, options: dict[str, Any], nbytes: int, to_device: bool) -> Any:
+        """The owner of ``dtype``'s C copy call for a run's copy of ``nbytes`` (None: copy through the Device API)."""
+        record = self._owner(dtype)
+        impl = find_impl(self.pm, "tvmdevice_prepare_copy", record.plugin) or find_impl(
+            self.pm, "tvmdevice_prepare_copy", _defaults)
+        assert impl is not None  # the defaults plugin always has one
+        kwargs = {"device_type": dtype, "options": options, "nbytes": nbytes, "to_device": to_device}
+        try:
+            return impl.function(**{k: kwargs[k] for k in impl.argnames})
+        except TVMDeviceError:
+            raise
+        except Exception as exc:
+            raise TVMDeviceError(f"plugin {record.name!r}, device {dtype.name!r}: tvmdevice_prepare_copy raised: "
+                                 f"{type(exc).__name__}: {exc}") from exc
+
     def _compile_hook(self, hook: str, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any,
                       op_data: Any) -> Any:
         record = self._owner(dtype)

@@ -11,6 +11,7 @@ devices before binding and frees what binding allocated when it closes them.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -140,6 +141,10 @@ class BoundPlan:
         t = self.graph.tensors[index]
         if t.is_constant:
             return np.array(t.data)
+        for fold in self.module.placement.folds:
+            if fold.padded == index:
+                raise KeyError(f"tensor #{index} is the output of PAD #{fold.pad}, folded into operator #{fold.conv}'s "
+                               f"window: it is never materialised; compile with preserve_all_tensors=True to keep it")
         source = self.module.schedule.source(index)
         if tensor_key(source, HOST) in self.module.plan.pools[HOST].offsets:
             return np.array(self.view(index))
@@ -200,12 +205,32 @@ class BoundPlan:
         performer = dst_dev if dst_dev is not None else src_dev
         assert performer is not None, "host-to-host copies are never scheduled"
         nbytes, dtype = t.nbytes, t.dtype.name
+        call = self._c_copy(performer, nbytes, dst_dev is not None)
+        if call is not None:
+            addresses = [src if isinstance(src, int) else address_of(src),
+                         dst if isinstance(dst, int) else address_of(dst)]
+            self.loop.add_kernel(call.kernel, call.params, addresses, performer.handle_address)
+            return
 
         def run_copy() -> None:
             performer.copy_data_from_to(src, 0, dst, 0, nbytes, src_dev, dst_dev, dtype, None)
             performer.stream_sync(0)
 
         self.loop.add_python(run_copy)
+
+    def _c_copy(self, device: "Device", nbytes: int, to_device: bool) -> Any:
+        """The device's C copy call (``tvmdevice_prepare_copy``) when its CopyDataFromTo is reached directly.
+
+        Not in trace mode, and not when anything stands in for the plugin's own CopyDataFromTo (a
+        wrapper, fault injection): those must see every copy, so the copy stays a call of the hook.
+        """
+        bound = device._binding.hook("tvmdevice_copy_data_from_to")
+        if device._binding.trace or not (isinstance(bound, functools.partial) and bound.args == (device,)):
+            return None
+        call = self.module.registry.prepare_copy(device.type, device.options, nbytes, to_device)
+        if call is None or not is_c_kernel(call.kernel):
+            return None
+        return call
 
     def _kernel_failed(self, step: int, status: int) -> TVMDeviceError:
         label, device = self.labels[step]

@@ -113,7 +113,8 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
     :param strict: refuse host fallback for operators an accelerator declined
         (the error names every such operator).
     :param preserve_all_tensors: give every tensor its own memory so that all
-        intermediate tensors can be read after a run (for bit-exactness checks).
+        intermediate tensors can be read after a run (for bit-exactness checks).  It also keeps every
+        PAD a PAD of its own (no fold into a convolution: :mod:`tvmdevice.aot.fold`).
     :param max_tensor_bytes: the most bytes the model's tensors may declare in
         total (default ``$TVMDEVICE_MAX_TENSOR_BYTES``, else 16 MiB); a file
         asking for more is refused when it is read, before anything is allocated.
@@ -127,7 +128,7 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
         registry = get_registry()
     graph = _load(model, name, max_tensor_bytes)
     tgt = default_target(registry) if target is None else Target.parse(target, registry)
-    placement = place(graph, tgt, registry, strict=strict)
+    placement = place(graph, tgt, registry, strict=strict, fold=not preserve_all_tensors)
     schedule = build_schedule(graph, tgt, placement)
     if preserve_all_tensors:
         schedule = _preserving(schedule)

@@ -21,6 +21,14 @@ on the device that runs it.
 View operators (RESHAPE, SQUEEZE, EXPAND_DIMS) run on no device: their
 output aliases their input in the memory plan.  They are reported as views,
 never a cause of ``strict`` failure.
+
+A PAD feeding a convolution is folded into it here, once
+(:mod:`tvmdevice.aot.fold`): when the convolution is offered to a device that
+declares ``folds_pad``, the folded convolution (reading the PAD's input) is
+offered first.  If the device takes it, the PAD runs no kernel (its placement
+says into which operator it was folded) and its output becomes an alias of
+its input that only the folded convolution reads; if it refuses, its reason
+is recorded and the plain convolution is offered as usual.
 """
 
 from __future__ import annotations
@@ -31,17 +39,21 @@ from typing import TYPE_CHECKING, Any
 from ..device_type import MemoryKind
 from ..errors import NotSupportedError, PlacementError, Refusal
 from ..kernel import PreparedCall, is_c_kernel
+from .fold import PadFold, candidate, folded_op_data, folded_operator, readers
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..registry import Registry
     from ..target import Target, TargetEntry
     from .ir import Graph, Operator
 
-__all__ = ["OpPlacement", "Placement", "place", "aligned_bytes", "is_view", "VIEW", "VIEW_TYPES",
+__all__ = ["OpPlacement", "Placement", "place", "aligned_bytes", "is_view", "VIEW", "FOLDED", "VIEW_TYPES",
            "BLOCK_ALIGNMENT"]
 
 #: The ``device`` of a view operator's placement: it runs on no device.
 VIEW = "(view)"
+
+#: The ``device`` of a PAD folded into the convolution it feeds: it runs on no device of its own.
+FOLDED = "(folded)"
 
 #: Operator types whose output is their input reinterpreted, for an operator
 #: the operator layer does not know (otherwise its ``OpData.is_view`` says).
@@ -62,11 +74,14 @@ class OpPlacement:
 
     :ivar op_index: the operator's index in the graph.
     :ivar op_type: its TFLite type.
-    :ivar device: the chosen device name (:data:`VIEW` for a view operator).
-    :ivar entry: index of that device in the target (``-1`` for a view).
-    :ivar declined: ``(device, reason)`` for each earlier device that refused.
-    :ivar call: the prepared call of the accepting device (``None`` for a view).
-    :ivar op_data: the operator layer's op data (``None`` when it does not know the type).
+    :ivar device: the chosen device name (:data:`VIEW` for a view operator, :data:`FOLDED` for a folded PAD).
+    :ivar entry: index of that device in the target (``-1`` for a view or a folded PAD).
+    :ivar declined: ``(device, reason)`` for each earlier device that refused (a convolution: also each
+        device that refused the folded form, as ``(device, "fold of PAD #k: reason")``).
+    :ivar call: the prepared call of the accepting device (``None`` for a view or a folded PAD).
+    :ivar op_data: the operator layer's op data (``None`` when it does not know the type); a folded
+        convolution's is the folded form its device prepared.
+    :ivar fold: a folded PAD's, and the convolution it is folded into's, :class:`~tvmdevice.aot.fold.PadFold`.
     """
 
     op_index: int
@@ -76,11 +91,18 @@ class OpPlacement:
     declined: tuple[tuple[str, str], ...] = ()
     call: PreparedCall | None = field(default=None, compare=False, repr=False)
     op_data: Any = field(default=None, compare=False, repr=False)
+    fold: PadFold | None = None
 
     @property
     def is_view(self) -> bool:
-        """Whether the operator is a view: no kernel, its output aliases its input."""
+        """Whether the operator runs no kernel of its own: a view (its output aliases its input) or a
+        PAD folded into its convolution (:attr:`is_folded`)."""
         return self.entry < 0
+
+    @property
+    def is_folded(self) -> bool:
+        """Whether the operator is a PAD folded into the convolution it feeds (no kernel, no output buffer)."""
+        return self.fold is not None and self.fold.pad == self.op_index
 
 
 @dataclass(frozen=True)
@@ -88,7 +110,7 @@ class Placement:
     """The placement of every operator of a graph on a target.
 
     :ivar aliases: view output tensor -> the tensor whose memory it shares
-        (never itself a view output).
+        (never itself a view output); a folded PAD's output -> its input, read only by the folded convolution.
     """
 
     target: "Target"
@@ -97,18 +119,33 @@ class Placement:
     summary: dict[str, int] = field(default_factory=dict)
     aliases: dict[int, int] = field(default_factory=dict)
 
+    @property
+    def folds(self) -> tuple[PadFold, ...]:
+        """Every PAD folded into a convolution, in graph order."""
+        return tuple(p.fold for p in self.ops if p.is_folded and p.fold is not None)
+
     def __str__(self) -> str:
         lines = [f"placement on target '{self.target}':"]
         width = max((len(p.op_type) for p in self.ops), default=0)
         for p in self.ops:
+            if p.is_folded and p.fold is not None:
+                conv = self.ops[p.fold.conv]
+                lines.append(f"  #{p.op_index:<3} {p.op_type:<{width}}  -> folded into #{conv.op_index} "
+                             f"{conv.op_type}'s window on {conv.device} ({p.fold.describe()}; no kernel, "
+                             f"no padded tensor)")
+                continue
             if p.is_view:
                 lines.append(f"  #{p.op_index:<3} {p.op_type:<{width}}  -> view (aliases its input, no kernel)")
                 continue
             why = "; ".join(f"{d}: {r}" for d, r in p.declined)
-            lines.append(f"  #{p.op_index:<3} {p.op_type:<{width}}  -> {p.device}" + (f"   ({why})" if why else ""))
+            folded = f" with PAD #{p.fold.pad} folded in" if p.fold is not None else ""
+            lines.append(f"  #{p.op_index:<3} {p.op_type:<{width}}  -> {p.device}{folded}"
+                         + (f"   ({why})" if why else ""))
         counts = ", ".join(f"{d}: {n}" for d, n in self.summary.items())
-        views = sum(1 for p in self.ops if p.is_view)
-        lines.append(f"  operators per device: {counts}" + (f"; views: {views}" if views else ""))
+        views = sum(1 for p in self.ops if p.is_view and not p.is_folded)
+        folds = len(self.folds)
+        lines.append(f"  operators per device: {counts}" + (f"; views: {views}" if views else "")
+                     + (f"; PADs folded into convolutions: {folds}" if folds else ""))
         return "\n".join(lines)
 
     def to_json(self) -> dict:
@@ -116,12 +153,19 @@ class Placement:
             "target": str(self.target),
             "strict": self.strict,
             "ops": [{"index": p.op_index, "type": p.op_type, "device": None if p.is_view else p.device,
-                     "view": p.is_view, "kernel": p.call.name if p.call is not None else None,
+                     "view": p.is_view and not p.is_folded, "kernel": p.call.name if p.call is not None else None,
                      "scratch_bytes": p.call.scratch_bytes if p.call is not None else 0,
-                     "declined": [{"device": d, "reason": r} for d, r in p.declined]} for p in self.ops],
+                     "declined": [{"device": d, "reason": r} for d, r in p.declined],
+                     **({"fold": _fold_json(p.fold)} if p.fold is not None else {})} for p in self.ops],
             "summary": dict(self.summary),
-            "views": sum(1 for p in self.ops if p.is_view),
+            "views": sum(1 for p in self.ops if p.is_view and not p.is_folded),
+            "folds": len(self.folds),
         }
+
+
+def _fold_json(fold: PadFold) -> dict:
+    return {"pad": fold.pad, "conv": fold.conv, "top": fold.top, "bottom": fold.bottom, "left": fold.left,
+            "right": fold.right}
 
 
 def is_view(graph: "Graph", op: "Operator", op_data: Any) -> bool:
@@ -172,6 +216,12 @@ class _Budget:
         if scratch:
             self.scratch_bytes += aligned_bytes(scratch)
 
+    def release(self, graph: "Graph", tensor: int) -> None:
+        """Give back an activation tensor no kernel of the device reads or writes any more (a folded PAD's output)."""
+        if tensor in self.held:
+            self.held.discard(tensor)
+            self.activation_bytes -= aligned_bytes(graph.tensors[tensor].nbytes)
+
 
 class _Slot:
     """One device of the target as placement sees it: its limits and what it has taken."""
@@ -219,12 +269,15 @@ def _check_call(call: Any, entry: "TargetEntry", op: "Operator") -> None:
                                 f"but the device's memory is not host-visible; it must provide a C kernel")
 
 
-def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: bool = False) -> Placement:
+def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: bool = False,
+          fold: bool = True) -> Placement:
     """Place and prepare each operator of ``graph`` on the first device of ``target`` that takes it.
 
     :param strict: refuse host fallback: an operator that no accelerator of
         the target takes is an error (a target with only a host is allowed;
-        views never count).
+        views and folded PADs never count).
+    :param fold: fold a PAD into the convolution it feeds where a device takes it
+        (:mod:`tvmdevice.aot.fold`); off when every tensor must stay readable.
     :raises PlacementError: the operator layer refuses an operator, no device
         takes one, or strict mode refused host fallback; the message names
         the operator(s) and every device's reason.
@@ -234,15 +287,28 @@ def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: boo
     ops: list[OpPlacement] = []
     aliases: dict[int, int] = {}
     offenders: list[OpPlacement] = []
+    users = readers(graph) if fold else {}
+    producer: dict[int, int] = {}
     for op in graph.operators:
         op_data = _analyze(graph, op)
         if is_view(graph, op, op_data):
             aliases[op.outputs[0]] = aliases.get(op.inputs[0], op.inputs[0])
             ops.append(OpPlacement(op.index, op.type, VIEW, -1, op_data=op_data))
             continue
+        for t in op.outputs:
+            producer[t] = op.index
+        pad = producer.get(op.inputs[0]) if fold and op.inputs else None
+        folding = None if pad is None else \
+            candidate(graph, users, graph.operators[pad], ops[pad].op_data, op, op_data)
         declined: list[tuple[str, str]] = []
         chosen: OpPlacement | None = None
         for slot in slots:
+            if folding is not None and slot.entry.device_type.folds_pad:
+                chosen = _offer_folded(slot, graph, op, op_data, folding, aliases, declined)
+                if chosen is not None:
+                    _fold(ops, slots, graph, folding, chosen, aliases)
+                    offenders = [o for o in offenders if o.op_index != folding.pad]
+                    break
             outcome = slot.offer(graph, op, op_data, aliases)
             if isinstance(outcome, str):
                 declined.append((slot.entry.kind, outcome))
@@ -264,6 +330,29 @@ def place(graph: "Graph", target: "Target", registry: "Registry", *, strict: boo
         if n:
             summary[entry.kind] = n
     return Placement(target, tuple(ops), strict, summary, aliases)
+
+
+def _offer_folded(slot: _Slot, graph: "Graph", op: "Operator", op_data: Any, fold: PadFold,
+                  aliases: dict[int, int], declined: list[tuple[str, str]]) -> OpPlacement | None:
+    """``op`` with ``fold``'s PAD folded in, if ``slot``'s device takes it; its refusal joins ``declined``."""
+    data = folded_op_data(op_data, fold)
+    outcome = slot.offer(graph, folded_operator(op, fold), data, aliases)
+    if isinstance(outcome, str):
+        declined.append((slot.entry.kind, f"fold of {graph.operators[fold.pad].type} #{fold.pad}: {outcome}"))
+        return None
+    return OpPlacement(op.index, op.type, slot.entry.kind, slot.index, tuple(declined), outcome, data, fold)
+
+
+def _fold(ops: list[OpPlacement], slots: list[_Slot], graph: "Graph", fold: PadFold, conv: OpPlacement,
+          aliases: dict[int, int]) -> None:
+    """Make the PAD ``fold`` names a folded placement: no kernel, its output an alias only ``conv`` reads."""
+    pad = ops[fold.pad]
+    if pad.entry >= 0:  # its device prepared it and budgeted its output, which is never materialised now
+        budget = slots[pad.entry].budget
+        if budget is not None:
+            budget.release(graph, fold.padded)
+    ops[fold.pad] = OpPlacement(pad.op_index, pad.op_type, FOLDED, -1, pad.declined, None, pad.op_data, fold)
+    aliases[fold.padded] = aliases.get(fold.source, fold.source)
 
 
 def _analyze(graph: "Graph", op: "Operator") -> Any:

@@ -57,7 +57,8 @@ def model_info(module: "CompiledModule") -> dict[str, Any]:
             "index": op.index, "type": op.type,
             "inputs": [list(graph.tensors[i].shape) for i in op.inputs if i >= 0],
             "outputs": [list(graph.tensors[i].shape) for i in op.outputs],
-            "device": None if p.is_view else p.device, "view": p.is_view,
+            "device": None if p.is_view else p.device, "view": p.is_view and not p.is_folded,
+            "folded_into": p.fold.conv if p.is_folded and p.fold is not None else None,
             "kernel": p.call.name if p.call is not None else None,
             "scratch_bytes": p.call.scratch_bytes if p.call is not None else 0,
             "declined": [{"device": d, "reason": r} for d, r in p.declined],
@@ -88,6 +89,8 @@ def format_info(info: dict[str, Any]) -> list[str]:
     for o in info["operators"]:
         shapes = " x ".join(str(tuple(s)) for s in o["inputs"][:1]) + f" -> {tuple(o['outputs'][0])}"
         where = "view (aliases its input, no kernel)" if o["view"] else f"{o['device']} ({o['kernel']})"
+        if o.get("folded_into") is not None:
+            where = f"folded into #{o['folded_into']}'s convolution window (no kernel, no padded tensor)"
         scratch = f", scratch {o['scratch_bytes']:,} B" if o["scratch_bytes"] else ""
         mac = f"{o['macs']:>12,} MACs" if o["macs"] else f"{'':>17}"
         lines.append(f"  #{o['index']:<3} {o['type']:<{width}} {mac}  {shapes:<36} -> {where}{scratch}")

@@ -69,6 +69,19 @@ class ConvData(OpData):
     shift: np.ndarray  # int32 [out_ch], positive = left
     macs: int
 
+    @property
+    def borders(self) -> tuple[int, int, int, int]:
+        """Rows and columns of padding the windows read ``(top, bottom, left, right)``.
+
+        Top and left are ``pad_h``/``pad_w``; bottom and right follow from the output size (0 when the last
+        window ends inside the image).
+        """
+        def trailing(out: int, stride: int, k: int, dilation: int, size: int, lead: int) -> int:
+            return max((out - 1) * stride + (k - 1) * dilation + 1 - size - lead, 0)
+
+        return (self.pad_h, trailing(self.out_h, self.stride_h, self.filter_h, self.dilation_h, self.in_h, self.pad_h),
+                self.pad_w, trailing(self.out_w, self.stride_w, self.filter_w, self.dilation_w, self.in_w, self.pad_w))
+
 
 class _Parts(NamedTuple):
     inp: Tensor

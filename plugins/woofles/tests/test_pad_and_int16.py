@@ -106,7 +106,8 @@ def test_pad_beyond_the_window_loader_is_refused_naming_it(registry, op, shape, 
 
 
 def test_a_pad_feeding_a_convolution_runs_on_the_npu_bit_exact(registry):
-    """The converter's explicit padding: PAD then a VALID convolution; both run on woofles."""
+    """The converter's explicit padding: PAD then a VALID convolution, run by the convolution's window
+    loader (the PAD folded into it: ``test_pad_fold.py``)."""
     import tvmdevice
 
     b = ModelBuilder(seed=4)
@@ -116,7 +117,8 @@ def test_a_pad_feeding_a_convolution_runs_on_the_npu_bit_exact(registry):
     model = b.build()
     module = tvmdevice.compile(model, "woofles, c", registry=registry)
     assert [(p.op_type, p.device) for p in module.placement.ops] == [
-        ("PAD", "woofles"), ("CONV_2D", "woofles"), ("DEPTHWISE_CONV_2D", "woofles")]
+        ("PAD", "(folded)"), ("CONV_2D", "woofles"), ("DEPTHWISE_CONV_2D", "woofles")]
+    assert [(f.pad, f.conv) for f in module.placement.folds] == [(0, 1)]
     for seed in (0, 1):
         inputs = full_range(module.graph, seed)
         with module.executor() as ex:

@@ -23,6 +23,8 @@ cdef extern from "woofles.h" nogil:
         uint64_t sram_base
         uint8_t* sram_host
         tvmd_woofles_stream_t streams[1]
+        uint64_t ns_in_state[3]
+        uint64_t state_since_ns
 
     enum:
         WOOFLES_MAGIC
@@ -71,5 +73,6 @@ cdef extern from "woofles.h" nogil:
 
 
 cdef extern from "woofles_kernels.h" nogil:
+    const tvmd_kernel_t tvmd_woofles_copy_kernels[]
     const tvmd_kernel_t tvmd_woofles_kernels[]
     const uint32_t tvmd_woofles_num_kernels

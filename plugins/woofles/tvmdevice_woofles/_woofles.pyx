@@ -12,10 +12,12 @@ Kernels are published from the C kernel table (``tvmd_woofles_kernels``,
 their params structs are filled in Python (:mod:`tvmdevice_woofles.params`).
 The declarations of the C side are in ``_woofles.pxd``.
 """
-from libc.stdint cimport uint8_t, uint32_t, uint64_t, uintptr_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memcpy, memset
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from tvmdevice cimport capsules
+from tvmdevice.lifecycle_abi cimport TVMD_LIFECYCLE_ABI_VERSION, tvmd_lifecycle_t
 
 MAGIC = WOOFLES_MAGIC
 POWER_OFF = WOOFLES_POWER_OFF
@@ -193,3 +195,50 @@ def kernel_capsule(str name):
     if index is None:
         raise KeyError(f"no woofles kernel named {name!r}; known: {', '.join(KERNEL_NAMES)}")
     return capsules.kernel_capsule(&tvmd_woofles_kernels[<uint32_t>index])
+
+
+def copy_kernel_capsule(bint to_device):
+    """The ``"tvmdevice.kernel"`` capsule of the executor's copy step host -> SRAM (``to_device``) or back."""
+    return capsules.kernel_capsule(&tvmd_woofles_copy_kernels[0 if to_device else 1])
+
+
+# ------------------------------------------------------- host lifecycle steps
+# Activate and Deactivate as the Python host runs them: the C transition, with the host wall-clock time
+# of the state being left charged to ns_in_state first (CLOCK_MONOTONIC: the clock of time.monotonic_ns,
+# which Init and counters() read).  Firmware has no host clock and calls TVMDeviceWoofles* directly.
+cdef void _charge_time(tvm_device_woofles_t* dev) noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    cdef uint64_t now = <uint64_t>ts.tv_sec * 1000000000u + <uint64_t>ts.tv_nsec
+    cdef uint64_t since = dev.state_since_ns
+    if since != 0 and dev.power_state < 3 and now > since:
+        dev.ns_in_state[dev.power_state] += now - since
+    dev.state_since_ns = now
+
+
+cdef int32_t _host_activate(void* device) noexcept nogil:
+    if device == NULL:
+        return TVMDeviceWooflesActivate(NULL)
+    _charge_time(<tvm_device_woofles_t*>device)
+    return TVMDeviceWooflesActivate(<tvm_device_woofles_t*>device)
+
+
+cdef int32_t _host_deactivate(void* device) noexcept nogil:
+    if device == NULL:
+        return TVMDeviceWooflesDeactivate(NULL)
+    _charge_time(<tvm_device_woofles_t*>device)
+    return TVMDeviceWooflesDeactivate(<tvm_device_woofles_t*>device)
+
+
+cdef tvmd_lifecycle_t _host_lifecycle
+_host_lifecycle.abi_version = TVMD_LIFECYCLE_ABI_VERSION
+_host_lifecycle.struct_size = sizeof(tvmd_lifecycle_t)
+_host_lifecycle.init = NULL  # Init, Open, Close and Destroy stay the plugin's Python hooks (SRAM backing,
+_host_lifecycle.open = NULL  # DMA bounce buffers, Configure from the target options)
+_host_lifecycle.activate = _host_activate
+_host_lifecycle.deactivate = _host_deactivate
+_host_lifecycle.close = NULL
+_host_lifecycle.destroy = NULL
+#: The ``"tvmdevice.lifecycle"`` capsule of the host's Activate and Deactivate (the other steps are NULL):
+#: ``plugin.py`` takes those two hooks from it, so the executor's run loop calls them in C.
+LIFECYCLE = capsules.lifecycle_capsule(&_host_lifecycle)

@@ -188,6 +188,8 @@ DEVICE_TYPE = DeviceType(
         TargetOption("max_channels", int, 1024, "largest channel count an operator may have", minimum=1),
         TargetOption("max_kernel", int, 16, "largest filter or pooling window side", minimum=1),
         TargetOption("max_dilation", int, 2, "largest convolution dilation factor", minimum=1),
+        TargetOption("max_pad", int, 16, "largest border the window loader adds on one side of a convolution's "
+                     "input (its own padding plus a PAD folded into it)", minimum=0),
         TargetOption("int16", bool, True, "16-bit activation datapath: int16 lanes (at half rate) and int16x8 MACs"),
         TargetOption("acc_bits", int, 64, "MAC accumulator width in bits (32 or 64): int16x8 layers TFLM "
                      "accumulates in int64 (an int64 bias) need 64", choices=(32, 64)),
@@ -195,4 +197,7 @@ DEVICE_TYPE = DeviceType(
     memory=MemoryKind.SEPARATE,
     operators=OPERATORS,
     description="simulated NPU: own SRAM, DMA streams, power states, cycle estimates",
+    # The window loader pads a convolution's input with any border (up to -max_pad): a PAD feeding a
+    # convolution is folded into it (tvmdevice.aot.fold), the pair runs as one convolution call.
+    folds_pad=True,
 )

@@ -16,7 +16,7 @@ from __future__ import annotations
 from tvmdevice.layout import Field, Layout
 
 __all__ = ["CONV_PARAMS", "CONV16_PARAMS", "FC_PARAMS", "FC16_PARAMS", "POOL_PARAMS", "ADD_PARAMS", "MINMAX_PARAMS",
-           "TRANSPOSE_CONV_PARAMS", "PAD_PARAMS", "LAYOUTS", "ADD_RANK", "MINMAX_RANK"]
+           "TRANSPOSE_CONV_PARAMS", "PAD_PARAMS", "COPY_PARAMS", "LAYOUTS", "ADD_RANK", "MINMAX_RANK"]
 #: Dimensions the ADD address generator walks (TFLM's ADD broadcasts over up to 6).
 ADD_RANK = 6
 #: Dimensions the compare unit's address generator (MAXIMUM, MINIMUM) walks.
@@ -147,6 +147,12 @@ PAD_PARAMS = Layout(
         "Buffers: input, paddings, [constant_values], output (the output is the last).",
 )
 
+COPY_PARAMS = Layout(
+    "tvmd_woofles_copy_params_t",
+    (Field("nbytes", "uint64_t", doc="bytes the copy moves"),),
+    doc="The executor's copy steps (tvmd_woofles_copy_to_device, _from_device).  Buffers: src, dst.",
+)
+
 #: Every params struct, in the order the generated header declares them.
 LAYOUTS = (CONV_PARAMS, CONV16_PARAMS, FC_PARAMS, FC16_PARAMS, POOL_PARAMS, ADD_PARAMS, MINMAX_PARAMS,
-           TRANSPOSE_CONV_PARAMS, PAD_PARAMS)
+           TRANSPOSE_CONV_PARAMS, PAD_PARAMS, COPY_PARAMS)

@@ -23,6 +23,7 @@ from tvmdevice.errors import (
 )
 from tvmdevice.hookspecs import hookimpl
 from tvmdevice.memory import address_of, aligned_empty
+from tvmdevice.plugin_support import c_lifecycle
 
 from .device import (
     DEVICE_TYPE,
@@ -145,14 +146,11 @@ def tvmdevice_close(device: "Device") -> None:
         device.plugin_state.pop("sram", None)
 
 
-@hookimpl
-def tvmdevice_activate(device: "Device") -> None:
-    _transition(device, "Activate", "activate")
-
-
-@hookimpl
-def tvmdevice_deactivate(device: "Device") -> None:
-    _transition(device, "Deactivate", "deactivate")
+# Activate and Deactivate are C (the capsule's host steps: the transition, with the wall-clock time of the
+# state left charged first), so the executor's run loop calls them without Python.
+_C_STEPS = c_lifecycle("tvmdevice_woofles._woofles:LIFECYCLE", NAME)
+tvmdevice_activate = _C_STEPS["tvmdevice_activate"]
+tvmdevice_deactivate = _C_STEPS["tvmdevice_deactivate"]
 
 
 # --------------------------------------------------------------- attributes
@@ -316,6 +314,19 @@ def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any
     from . import ops  # numpy and the kernel preparation load at compile time, not discovery
 
     return ops.prepare(graph, op, op_data, options)
+
+
+@hookimpl
+def tvmdevice_prepare_copy(device_type: "DeviceType", options: dict[str, Any], nbytes: int,
+                           to_device: bool) -> "PreparedCall":
+    # A run's copy as one C call: the synchronous DMA transfer CopyDataFromTo + StreamSync(0) make.
+    from tvmdevice.kernel import PreparedCall
+    from tvmdevice.params import ParamsStruct
+
+    from .params import COPY_PARAMS
+
+    return PreparedCall(name="tvmd_woofles_copy_" + ("to" if to_device else "from") + "_device",
+                        kernel=_c().copy_kernel_capsule(to_device), params=ParamsStruct(COPY_PARAMS, nbytes=nbytes))
 
 
 # ------------------------------------------------------------------- export

@@ -51,6 +51,13 @@ int32_t tvmd_woofles_transpose_conv_s8(const void* params, void* const* buffers,
 int32_t tvmd_woofles_pad_s8(const void* params, void* const* buffers, void* resource_handle);
 int32_t tvmd_woofles_pad_s16(const void* params, void* const* buffers, void* resource_handle);
 
+/* params: tvmd_woofles_copy_params_t; buffers {src, dst}: the executor's copy steps (woofles_copy.c),
+ * not operators: a synchronous DMA transfer host -> SRAM, and SRAM -> host. */
+int32_t tvmd_woofles_copy_to_device(const void* params, void* const* buffers, void* resource_handle);
+int32_t tvmd_woofles_copy_from_device(const void* params, void* const* buffers, void* resource_handle);
+/* The two copy kernels, to device first. */
+extern const tvmd_kernel_t tvmd_woofles_copy_kernels[];
+
 /* Every kernel above, in one table (woofles_kernel_table.c). */
 extern const tvmd_kernel_t tvmd_woofles_kernels[];
 extern const uint32_t tvmd_woofles_num_kernels;
