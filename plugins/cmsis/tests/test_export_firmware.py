@@ -22,6 +22,7 @@ import pytest
 import tvmdevice
 from tvmdevice import firmware
 from tvmdevice.export import EXPORT_CPUS, DeviceSources
+from tvmdevice.testing.oracle import tflm_run
 
 from tvmdevice_cmsis import kernels
 from tvmdevice_cmsis.device import DEVICE_TYPE
@@ -109,7 +110,7 @@ def test_every_source_compiles_warning_free_with_the_firmware_flags(tmp_path, cp
 def _program(call, arrays: list, symbol: str) -> str:
     """main(): the generated open/run/close sequence around one kernel call; argv[1] gets the output."""
     lines = ["#include <stdio.h>\n#include <stdint.h>\n\n",
-             '#include "tvm_device_cmsis_nn.h"\n#include "tvmd_cmsis_nn.h"\n\n',
+             '#include "tvm_device_cmsis_nn.h"\n#include "tvmd_cmsis_nn.h"\n#include "tvmdevice_fw.h"\n\n',
              f"int32_t {CONFIGURE}(tvm_device_cmsis_nn_t* device);\n\n"]
     data, buffers = call_data(call, arrays)
     lines.append(data)
@@ -122,7 +123,9 @@ def _program(call, arrays: list, symbol: str) -> str:
         "  if (TVMDeviceCmsisNnOpen(&dev) != 0) return 3;\n"
         "  if (TVMDeviceCmsisNnActivate(&dev) != 0) return 4;\n"
         f"  void* const buffers[] = {{{', '.join(buffers)}}};\n"
+        "  tvmd_fw_region_begin();\n"
         f"  const int32_t status = {symbol}(&params, buffers, (void*)&dev);\n"
+        "  tvmd_fw_region_end();\n"
         "  if (TVMDeviceCmsisNnDeactivate(&dev) != 0) return 5;\n"
         "  if (status != 0) return 10 + (int)status;\n"
         f"  if (dev.total_calls != 1 || dev.scratch_capacity != {configured_fields(OPTIONS)['scratch_capacity']}u) "
@@ -224,4 +227,58 @@ def test_issue12_kernel_in_firmware_gives_the_python_executor_s_bytes(tmp_path, 
     result = firmware.run(image, ["out.bin"], cwd=tmp_path, timeout=120)
     assert result.status == 0, f"status {result.status}: {result.stderr}"
     got = (tmp_path / "out.bin").read_bytes()
+    assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
+
+
+def _run_one_kernel(tmp_path: Path, cpu: str, call, arrays: list, name: str) -> tuple[bytes, firmware.RunResult]:
+    """The kernel call built into firmware for ``cpu`` and run: its output bytes and the run
+    (``region_instructions`` counts the kernel call alone under QEMU)."""
+    firmware_arrays = [*arrays[:-1], np.zeros_like(arrays[-1])]
+    srcs, includes = _layout(tmp_path, _contribution(cpu))
+    main = tmp_path / "main.c"
+    main.write_text(_program(call, firmware_arrays, call.name))
+    image = firmware.build([main, *srcs], includes, cpu, tmp_path / "build", name=f"cmsis-{name}")
+    result = firmware.run(image, ["out.bin"], cwd=tmp_path, timeout=120)
+    assert result.status == 0, f"status {result.status}: {result.stderr}"
+    return (tmp_path / "out.bin").read_bytes(), result
+
+
+def _extreme_inputs(graph, seed: int) -> list[np.ndarray]:
+    """random_inputs with the type's extremes at the start of every input (int16: -32768, 32767)."""
+    inputs = random_inputs(graph, seed)
+    for x in inputs:
+        info = np.iinfo(x.dtype)
+        flat = x.reshape(-1)
+        flat[: min(4, flat.size)] = [info.min, info.max, info.min, info.max][: min(4, flat.size)]
+    return inputs
+
+
+# The int16x8 (and further) families with M-profile paths (MVE, DSP, plain C): shapes that reach
+# every vector body and tail (MVE: 8 int16 lanes; DSP: 4 values per step, 2 rows per pass),
+# per-channel and per-tensor quantization, activation clamps, int16 extremes.
+MPROFILE_OPERATORS = {
+    # depth 37 = 4 MVE steps + 5 tail lanes, 9 DSP steps + 1; 7 channels = 3 pairs + a lone one
+    "fully_connected_s16_tails": ("FULLY_CONNECTED", dict(I16, input_shape=(2, 37), units=7, per_channel=True,
+                                                          activation="RELU")),
+    "fully_connected_s16_per_tensor": ("FULLY_CONNECTED", dict(I16, input_shape=(1, 64), units=10,
+                                                               per_channel=False, activation="RELU6")),
+    "fully_connected_s16_short": ("FULLY_CONNECTED", dict(I16, input_shape=(3, 3), units=1, per_channel=True)),
+}
+
+
+@pytest.mark.parametrize("operator", list(MPROFILE_OPERATORS))
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4", "cortex-m3"])
+def test_m_profile_paths_give_tflite_micro_s_bytes(tmp_path, cpu, operator):
+    """Helium on M55, DSP on M4, plain C on M3: the Python executor's bytes, which are TFLM's."""
+    _require(cpu)
+    op_type, params = MPROFILE_OPERATORS[operator]
+    model, graph = single(op_type, **params)
+    call = kernels.prepare(graph, graph.operators[0], mcpu=OPTIONS["mcpu"])
+    inputs = _extreme_inputs(graph, 5)
+    arrays = op_arrays(graph, inputs)
+    kernels.run(call, arrays)
+    oracle = tflm_run(model, inputs).output(0)
+    assert np.array_equal(arrays[-1], oracle.reshape(arrays[-1].shape)), f"{operator}: host differs from TFLM"
+    got, _ = _run_one_kernel(tmp_path, cpu, call, arrays, operator)
+    expected = arrays[-1].tobytes()
     assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
