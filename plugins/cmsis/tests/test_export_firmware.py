@@ -263,6 +263,37 @@ MPROFILE_OPERATORS = {
     "fully_connected_s16_per_tensor": ("FULLY_CONNECTED", dict(I16, input_shape=(1, 64), units=10,
                                                                per_channel=False, activation="RELU6")),
     "fully_connected_s16_short": ("FULLY_CONNECTED", dict(I16, input_shape=(3, 3), units=1, per_channel=True)),
+    # k = 3 * 3 * 5 = 45 (5 MVE steps + 5 lanes; 11 DSP steps + 1), 7 channels, padding zeros in the column
+    "conv_s16_tails": ("CONV_2D", dict(I16, input_shape=(1, 6, 5, 5), filters=7, kernel=3, padding="SAME",
+                                       per_channel=True, activation="RELU")),
+    # two groups, dilation and stride: columns built tap by tap
+    "conv_s16_groups": ("CONV_2D", dict(I16, input_shape=(1, 9, 8, 6), filters=4, kernel=3, groups=2, stride=2,
+                                        padding="SAME", activation="RELU6")),
+    "conv_s16_dilated": ("CONV_2D", dict(I16, input_shape=(1, 9, 8, 3), filters=5, kernel=3, dilation=2,
+                                         padding="VALID", per_channel=False)),
+    "conv_s16_pointwise": ("CONV_2D", dict(I16, input_shape=(1, 4, 3, 17), filters=9, kernel=1, per_channel=True)),
+    # 11 channels: two 4-channel blocks and a 3-channel tail
+    "depthwise_s16_tails": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 7, 6, 11), kernel=3, depth_multiplier=1,
+                                                      stride=2, padding="SAME", per_channel=True, activation="RELU")),
+    "depthwise_s16_per_tensor": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 5, 5, 8), kernel=3,
+                                                           depth_multiplier=1, dilation=2, padding="SAME",
+                                                           per_channel=False, activation="RELU6")),
+    # depth multiplier 2: the int64 loop on every CPU
+    "depthwise_s16_dm2": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 5, 4, 3), kernel=3, depth_multiplier=2,
+                                                    padding="SAME", per_channel=True)),
+    # BATCH_MATMUL: depth 37 (16-value MVE steps and a tail, 4-value DSP steps and a tail), 7 columns
+    # (pairs and a lone one; four-column blocks and a tail of three), both zero points non-zero
+    "batch_matmul_adj_y": ("BATCH_MATMUL", dict(input_shape=(2, 3, 37), input2_shape=(2, 7, 37), adj_y=True,
+                                                input_zero_point=-7, input2_zero_point=5)),
+    "batch_matmul_rows": ("BATCH_MATMUL", dict(input_shape=(1, 5, 37), input2_shape=(1, 37, 7),
+                                               input_zero_point=9, input2_zero_point=-3)),
+    "batch_matmul_adj_x": ("BATCH_MATMUL", dict(input_shape=(3, 6), input2_shape=(3, 5), adj_x=True)),
+    "batch_matmul_adj_both": ("BATCH_MATMUL", dict(input_shape=(6, 4), input2_shape=(5, 6), adj_x=True, adj_y=True)),
+    # TRANSPOSE_CONV: 19 input channels (a 16-value MVE step and a tail), 5 output channels
+    "transpose_conv_tails": ("TRANSPOSE_CONV", dict(input_shape=(1, 4, 3, 19), filters=5, kernel=3, stride=2,
+                                                    input_zero_point=-6)),
+    "transpose_conv_per_tensor": ("TRANSPOSE_CONV", dict(input_shape=(1, 3, 4, 8), filters=4, kernel=(2, 3),
+                                                         stride=(1, 2), per_channel=False, input_zero_point=3)),
 }
 
 
