@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 import tvmdevice
 from tvmdevice import firmware
+from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.export import EXPORT_CPUS, DeviceSources
 from tvmdevice.testing.oracle import tflm_run
 
@@ -107,12 +109,12 @@ def test_every_source_compiles_warning_free_with_the_firmware_flags(tmp_path, cp
 
 
 # ------------------------------------------------------- one kernel in firmware
-def _program(call, arrays: list, symbol: str) -> str:
+def _program(call, arrays: list, symbol: str, writable: tuple[int, ...] = ()) -> str:
     """main(): the generated open/run/close sequence around one kernel call; argv[1] gets the output."""
     lines = ["#include <stdio.h>\n#include <stdint.h>\n\n",
              '#include "tvm_device_cmsis_nn.h"\n#include "tvmd_cmsis_nn.h"\n#include "tvmdevice_fw.h"\n\n',
              f"int32_t {CONFIGURE}(tvm_device_cmsis_nn_t* device);\n\n"]
-    data, buffers = call_data(call, arrays)
+    data, buffers = call_data(call, arrays, writable)
     lines.append(data)
     out = len(arrays) - 1
     lines.append(
@@ -230,13 +232,14 @@ def test_issue12_kernel_in_firmware_gives_the_python_executor_s_bytes(tmp_path, 
     assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
 
 
-def _run_one_kernel(tmp_path: Path, cpu: str, call, arrays: list, name: str) -> tuple[bytes, firmware.RunResult]:
+def _run_one_kernel(tmp_path: Path, cpu: str, call, arrays: list, name: str,
+                    writable: tuple[int, ...] = ()) -> tuple[bytes, firmware.RunResult]:
     """The kernel call built into firmware for ``cpu`` and run: its output bytes and the run
-    (``region_instructions`` counts the kernel call alone under QEMU)."""
+    (``region_instructions`` counts the kernel call alone under QEMU); ``writable`` as call_data's."""
     firmware_arrays = [*arrays[:-1], np.zeros_like(arrays[-1])]
     srcs, includes = _layout(tmp_path, _contribution(cpu))
     main = tmp_path / "main.c"
-    main.write_text(_program(call, firmware_arrays, call.name))
+    main.write_text(_program(call, firmware_arrays, call.name, writable))
     image = firmware.build([main, *srcs], includes, cpu, tmp_path / "build", name=f"cmsis-{name}")
     result = firmware.run(image, ["out.bin"], cwd=tmp_path, timeout=120)
     assert result.status == 0, f"status {result.status}: {result.stderr}"
@@ -297,19 +300,49 @@ MPROFILE_OPERATORS = {
 }
 
 
-@pytest.mark.parametrize("operator", list(MPROFILE_OPERATORS))
+def _recurrent(maker: str, *args, **kwargs) -> Callable[[], bytes]:
+    def make() -> bytes:
+        import test_recurrent  # its model makers (importing it needs tflite-micro's runtime, as the oracle does)
+
+        return getattr(test_recurrent, maker)(*args, **kwargs)
+    return make
+
+
+# SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM: their feature / gate dot products over 37 and 19 inputs (16-value
+# MVE steps and tails; 4-value DSP steps and tails) for an odd number of rows (pairs and a lone one).
+MPROFILE_RECURRENT = {
+    "svdf_int16_state": _recurrent("svdf_model", 2, 37, 5, 1, 6, "int16", 3, zero_point=7),
+    "svdf_int8_state": _recurrent("svdf_model", 1, 37, 3, 2, 4, "int8", 4, zero_point=-9, state_zero_point=5),
+    "lstm_int8": _recurrent("lstm_model", (2, 3, 19), 7, time_major=False, int16=False, cell_clip=1.5, seed=1,
+                            zero_point=-5, cell_scale_power=-12),
+    "lstm_int16": _recurrent("lstm_model", (3, 2, 19), 7, time_major=True, int16=True, cell_clip=0.0, seed=2,
+                             zero_point=0, cell_scale_power=-11),
+}
+
+
+@pytest.mark.parametrize("operator", [*MPROFILE_OPERATORS, *MPROFILE_RECURRENT])
 @pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4", "cortex-m3"])
 def test_m_profile_paths_give_tflite_micro_s_bytes(tmp_path, cpu, operator):
-    """Helium on M55, DSP on M4, plain C on M3: the Python executor's bytes, which are TFLM's."""
+    """Helium on M55, DSP on M4, plain C on M3: the Python executor's bytes, which are TFLM's (one run
+    from the variable tensors' reset values)."""
     _require(cpu)
-    op_type, params = MPROFILE_OPERATORS[operator]
-    model, graph = single(op_type, **params)
+    if operator in MPROFILE_RECURRENT:
+        model = MPROFILE_RECURRENT[operator]()
+        graph = load_tflite(model)
+    else:
+        op_type, params = MPROFILE_OPERATORS[operator]
+        model, graph = single(op_type, **params)
     call = kernels.prepare(graph, graph.operators[0], mcpu=OPTIONS["mcpu"])
     inputs = _extreme_inputs(graph, 5)
     arrays = op_arrays(graph, inputs)
+    variables = tuple(k for k, i in enumerate(graph.operators[0].inputs) if i >= 0 and graph.tensor(i).is_variable)
+    for k in variables:
+        t = graph.tensor(graph.operators[0].inputs[k])
+        arrays[k] = np.full(t.shape, t.reset_value, dtype=t.dtype)
+    start = [a.copy() if a is not None else None for a in arrays]  # the kernel updates the state in place
     kernels.run(call, arrays)
     oracle = tflm_run(model, inputs).output(0)
     assert np.array_equal(arrays[-1], oracle.reshape(arrays[-1].shape)), f"{operator}: host differs from TFLM"
-    got, _ = _run_one_kernel(tmp_path, cpu, call, arrays, operator)
+    got, _ = _run_one_kernel(tmp_path, cpu, call, start, operator, variables)
     expected = arrays[-1].tobytes()
     assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
