@@ -11,7 +11,8 @@
  * where a tap is outside the image: planned by the size query, as
  * arm_convolve_s16's im2col buffer) and takes its dot product with two
  * OHWI filter rows at a time: mprofile.h's int16 x int8 products (VMLALDAVA
- * on Helium, SMLALD on the DSP extension, plain C elsewhere), exact in int64.
+ * on Helium, plain C elsewhere) or, on the DSP extension, SMLALD against a
+ * column reordered once for SXTB16 (pair_column); exact in int64.
  *
  * DEPTHWISE_CONV_2D with depth multiplier 1 walks four channels at a time,
  * each tap's four inputs and four filter values contiguous: four int32 lanes
@@ -73,6 +74,48 @@ static void fill_column(const tvmd_cmsis_conv_s16_params_t* p, const int16_t* im
   }
 }
 
+#if TVMD_CMSIS_DSP && !TVMD_CMSIS_MVE
+/* DSP: each full group of four column values reordered to [x0, x2, x1, x3],
+ * the order SXTB16 unpacks a filter word in, once per column rather than once
+ * per pair of filter rows (mprofile.h's tvmd_cmsis_dot_s16_1x2 repacks its
+ * input at every call); the tail (k % 4) stays in order. */
+static void pair_column(int16_t* col, int32_t k) {
+  for (int32_t i = 0; i + 4 <= k; i += 4) {
+    const uint32_t xa = tvmd_cmsis_read_s16x2(col + i), xb = tvmd_cmsis_read_s16x2(col + i + 2);
+    const uint32_t x02 = (xa & 0xFFFFu) | (xb << 16), x13 = (xa >> 16) | (xb & 0xFFFF0000u);
+    memcpy(col + i, &x02, sizeof x02);
+    memcpy(col + i + 2, &x13, sizeof x13);
+  }
+}
+
+/* s[r] = column . filter row r for a paired column (pair_column), in int64. */
+TVMD_CMSIS_KEEP_ORDER static void dot_paired_1x2(const int16_t* col, const int8_t* w0, const int8_t* w1, int32_t k,
+                                                 int64_t s[2]) {
+  int64_t s0 = 0, s1 = 0;
+  int32_t i = 0;
+  for (; i + 4 <= k; i += 4) {
+    const uint32_t x02 = tvmd_cmsis_read_s16x2(col + i), x13 = tvmd_cmsis_read_s16x2(col + i + 2);
+    uint32_t v = tvmd_cmsis_read_s8x4(w0 + i);
+    s0 = __smlald(x02, __sxtb16(v), s0);
+    s0 = __smlald(x13, __sxtb16(v >> 8), s0);
+    v = tvmd_cmsis_read_s8x4(w1 + i);
+    s1 = __smlald(x02, __sxtb16(v), s1);
+    s1 = __smlald(x13, __sxtb16(v >> 8), s1);
+  }
+  for (; i < k; i++) {
+    s0 += (int32_t)col[i] * (int32_t)w0[i];
+    s1 += (int32_t)col[i] * (int32_t)w1[i];
+  }
+  s[0] = s0;
+  s[1] = s1;
+}
+#define TVMD_CONV_S16_PREPARE(col, k) pair_column(col, k)
+#define TVMD_CONV_S16_DOT dot_paired_1x2
+#else
+#define TVMD_CONV_S16_PREPARE(col, k) ((void)0)
+#define TVMD_CONV_S16_DOT tvmd_cmsis_dot_s16_1x2
+#endif
+
 int32_t tvmd_cmsis_conv_s16(const void* params, void* const* buffers, void* resource_handle) {
   const tvmd_cmsis_conv_s16_params_t* p = (const tvmd_cmsis_conv_s16_params_t*)params;
   const int32_t status = start(p, TVMD_CMSIS_KIND_CONV_S16, buffers, 1, resource_handle);
@@ -91,12 +134,13 @@ int32_t tvmd_cmsis_conv_s16(const void* params, void* const* buffers, void* reso
         int16_t* out = output + at(b, oy, ox, p->out_h, p->out_w, p->out_ch);
         for (int32_t g = 0; g < p->groups; ++g) {
           fill_column(p, image, g * p->filter_in_ch, oy, ox, col);
+          TVMD_CONV_S16_PREPARE(col, k);
           const int32_t end = (g + 1) * per_group;
           for (int32_t oc = g * per_group; oc < end; oc += 2) {
             /* A lone last channel pairs with itself; its copy is not stored. */
             const int32_t oc1 = oc + 1 < end ? oc + 1 : oc;
             int64_t dot[2];
-            tvmd_cmsis_dot_s16_1x2(col, filter + (size_t)oc * (size_t)k, filter + (size_t)oc1 * (size_t)k, k, dot);
+            TVMD_CONV_S16_DOT(col, filter + (size_t)oc * (size_t)k, filter + (size_t)oc1 * (size_t)k, k, dot);
             out[oc] = tvmd_cmsis_output_s16((uint64_t)dot[0], p->bias_bits, bias, oc, p->multiplier[oc],
                                             p->shift[oc], p->act_min, p->act_max);
             out[oc1] = tvmd_cmsis_output_s16((uint64_t)dot[1], p->bias_bits, bias, oc1, p->multiplier[oc1],
