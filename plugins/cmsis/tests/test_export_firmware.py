@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 import tvmdevice
 from tvmdevice import firmware
+from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.export import EXPORT_CPUS, DeviceSources
+from tvmdevice.testing.oracle import tflm_run
 
 from tvmdevice_cmsis import kernels
 from tvmdevice_cmsis.device import DEVICE_TYPE
@@ -106,12 +109,12 @@ def test_every_source_compiles_warning_free_with_the_firmware_flags(tmp_path, cp
 
 
 # ------------------------------------------------------- one kernel in firmware
-def _program(call, arrays: list, symbol: str) -> str:
+def _program(call, arrays: list, symbol: str, writable: tuple[int, ...] = ()) -> str:
     """main(): the generated open/run/close sequence around one kernel call; argv[1] gets the output."""
     lines = ["#include <stdio.h>\n#include <stdint.h>\n\n",
-             '#include "tvm_device_cmsis_nn.h"\n#include "tvmd_cmsis_nn.h"\n\n',
+             '#include "tvm_device_cmsis_nn.h"\n#include "tvmd_cmsis_nn.h"\n#include "tvmdevice_fw.h"\n\n',
              f"int32_t {CONFIGURE}(tvm_device_cmsis_nn_t* device);\n\n"]
-    data, buffers = call_data(call, arrays)
+    data, buffers = call_data(call, arrays, writable)
     lines.append(data)
     out = len(arrays) - 1
     lines.append(
@@ -122,7 +125,9 @@ def _program(call, arrays: list, symbol: str) -> str:
         "  if (TVMDeviceCmsisNnOpen(&dev) != 0) return 3;\n"
         "  if (TVMDeviceCmsisNnActivate(&dev) != 0) return 4;\n"
         f"  void* const buffers[] = {{{', '.join(buffers)}}};\n"
+        "  tvmd_fw_region_begin();\n"
         f"  const int32_t status = {symbol}(&params, buffers, (void*)&dev);\n"
+        "  tvmd_fw_region_end();\n"
         "  if (TVMDeviceCmsisNnDeactivate(&dev) != 0) return 5;\n"
         "  if (status != 0) return 10 + (int)status;\n"
         f"  if (dev.total_calls != 1 || dev.scratch_capacity != {configured_fields(OPTIONS)['scratch_capacity']}u) "
@@ -224,4 +229,120 @@ def test_issue12_kernel_in_firmware_gives_the_python_executor_s_bytes(tmp_path, 
     result = firmware.run(image, ["out.bin"], cwd=tmp_path, timeout=120)
     assert result.status == 0, f"status {result.status}: {result.stderr}"
     got = (tmp_path / "out.bin").read_bytes()
+    assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
+
+
+def _run_one_kernel(tmp_path: Path, cpu: str, call, arrays: list, name: str,
+                    writable: tuple[int, ...] = ()) -> tuple[bytes, firmware.RunResult]:
+    """The kernel call built into firmware for ``cpu`` and run: its output bytes and the run
+    (``region_instructions`` counts the kernel call alone under QEMU); ``writable`` as call_data's."""
+    firmware_arrays = [*arrays[:-1], np.zeros_like(arrays[-1])]
+    srcs, includes = _layout(tmp_path, _contribution(cpu))
+    main = tmp_path / "main.c"
+    main.write_text(_program(call, firmware_arrays, call.name, writable))
+    image = firmware.build([main, *srcs], includes, cpu, tmp_path / "build", name=f"cmsis-{name}")
+    result = firmware.run(image, ["out.bin"], cwd=tmp_path, timeout=120)
+    assert result.status == 0, f"status {result.status}: {result.stderr}"
+    return (tmp_path / "out.bin").read_bytes(), result
+
+
+def _extreme_inputs(graph, seed: int) -> list[np.ndarray]:
+    """random_inputs with the type's extremes at the start of every input (int16: -32768, 32767)."""
+    inputs = random_inputs(graph, seed)
+    for x in inputs:
+        info = np.iinfo(x.dtype)
+        flat = x.reshape(-1)
+        flat[: min(4, flat.size)] = [info.min, info.max, info.min, info.max][: min(4, flat.size)]
+    return inputs
+
+
+# The int16x8 (and further) families with M-profile paths (MVE, DSP, plain C): shapes that reach
+# every vector body and tail (MVE: 8 int16 lanes; DSP: 4 values per step, 2 rows per pass),
+# per-channel and per-tensor quantization, activation clamps, int16 extremes.
+MPROFILE_OPERATORS = {
+    # depth 37 = 4 MVE steps + 5 tail lanes, 9 DSP steps + 1; 7 channels = 3 pairs + a lone one
+    "fully_connected_s16_tails": ("FULLY_CONNECTED", dict(I16, input_shape=(2, 37), units=7, per_channel=True,
+                                                          activation="RELU")),
+    "fully_connected_s16_per_tensor": ("FULLY_CONNECTED", dict(I16, input_shape=(1, 64), units=10,
+                                                               per_channel=False, activation="RELU6")),
+    "fully_connected_s16_short": ("FULLY_CONNECTED", dict(I16, input_shape=(3, 3), units=1, per_channel=True)),
+    # k = 3 * 3 * 5 = 45 (5 MVE steps + 5 lanes; 11 DSP steps + 1), 7 channels, padding zeros in the column
+    "conv_s16_tails": ("CONV_2D", dict(I16, input_shape=(1, 6, 5, 5), filters=7, kernel=3, padding="SAME",
+                                       per_channel=True, activation="RELU")),
+    # two groups, dilation and stride: columns built tap by tap
+    "conv_s16_groups": ("CONV_2D", dict(I16, input_shape=(1, 9, 8, 6), filters=4, kernel=3, groups=2, stride=2,
+                                        padding="SAME", activation="RELU6")),
+    "conv_s16_dilated": ("CONV_2D", dict(I16, input_shape=(1, 9, 8, 3), filters=5, kernel=3, dilation=2,
+                                         padding="VALID", per_channel=False)),
+    "conv_s16_pointwise": ("CONV_2D", dict(I16, input_shape=(1, 4, 3, 17), filters=9, kernel=1, per_channel=True)),
+    # 11 channels: two 4-channel blocks and a 3-channel tail
+    "depthwise_s16_tails": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 7, 6, 11), kernel=3, depth_multiplier=1,
+                                                      stride=2, padding="SAME", per_channel=True, activation="RELU")),
+    "depthwise_s16_per_tensor": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 5, 5, 8), kernel=3,
+                                                           depth_multiplier=1, dilation=2, padding="SAME",
+                                                           per_channel=False, activation="RELU6")),
+    # depth multiplier 2: the int64 loop on every CPU
+    "depthwise_s16_dm2": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 5, 4, 3), kernel=3, depth_multiplier=2,
+                                                    padding="SAME", per_channel=True)),
+    # BATCH_MATMUL: depth 37 (16-value MVE steps and a tail, 4-value DSP steps and a tail), 7 columns
+    # (pairs and a lone one; four-column blocks and a tail of three), both zero points non-zero
+    "batch_matmul_adj_y": ("BATCH_MATMUL", dict(input_shape=(2, 3, 37), input2_shape=(2, 7, 37), adj_y=True,
+                                                input_zero_point=-7, input2_zero_point=5)),
+    "batch_matmul_rows": ("BATCH_MATMUL", dict(input_shape=(1, 5, 37), input2_shape=(1, 37, 7),
+                                               input_zero_point=9, input2_zero_point=-3)),
+    "batch_matmul_adj_x": ("BATCH_MATMUL", dict(input_shape=(3, 6), input2_shape=(3, 5), adj_x=True)),
+    "batch_matmul_adj_both": ("BATCH_MATMUL", dict(input_shape=(6, 4), input2_shape=(5, 6), adj_x=True, adj_y=True)),
+    # TRANSPOSE_CONV: 19 input channels (a 16-value MVE step and a tail), 5 output channels
+    "transpose_conv_tails": ("TRANSPOSE_CONV", dict(input_shape=(1, 4, 3, 19), filters=5, kernel=3, stride=2,
+                                                    input_zero_point=-6)),
+    "transpose_conv_per_tensor": ("TRANSPOSE_CONV", dict(input_shape=(1, 3, 4, 8), filters=4, kernel=(2, 3),
+                                                         stride=(1, 2), per_channel=False, input_zero_point=3)),
+}
+
+
+def _recurrent(maker: str, *args, **kwargs) -> Callable[[], bytes]:
+    def make() -> bytes:
+        import test_recurrent  # its model makers (importing it needs tflite-micro's runtime, as the oracle does)
+
+        return getattr(test_recurrent, maker)(*args, **kwargs)
+    return make
+
+
+# SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM: their feature / gate dot products over 37 and 19 inputs (16-value
+# MVE steps and tails; 4-value DSP steps and tails) for an odd number of rows (pairs and a lone one).
+MPROFILE_RECURRENT = {
+    "svdf_int16_state": _recurrent("svdf_model", 2, 37, 5, 1, 6, "int16", 3, zero_point=7),
+    "svdf_int8_state": _recurrent("svdf_model", 1, 37, 3, 2, 4, "int8", 4, zero_point=-9, state_zero_point=5),
+    "lstm_int8": _recurrent("lstm_model", (2, 3, 19), 7, time_major=False, int16=False, cell_clip=1.5, seed=1,
+                            zero_point=-5, cell_scale_power=-12),
+    "lstm_int16": _recurrent("lstm_model", (3, 2, 19), 7, time_major=True, int16=True, cell_clip=0.0, seed=2,
+                             zero_point=0, cell_scale_power=-11),
+}
+
+
+@pytest.mark.parametrize("operator", [*MPROFILE_OPERATORS, *MPROFILE_RECURRENT])
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4", "cortex-m3"])
+def test_m_profile_paths_give_tflite_micro_s_bytes(tmp_path, cpu, operator):
+    """Helium on M55, DSP on M4, plain C on M3: the Python executor's bytes, which are TFLM's (one run
+    from the variable tensors' reset values)."""
+    _require(cpu)
+    if operator in MPROFILE_RECURRENT:
+        model = MPROFILE_RECURRENT[operator]()
+        graph = load_tflite(model)
+    else:
+        op_type, params = MPROFILE_OPERATORS[operator]
+        model, graph = single(op_type, **params)
+    call = kernels.prepare(graph, graph.operators[0], mcpu=OPTIONS["mcpu"])
+    inputs = _extreme_inputs(graph, 5)
+    arrays = op_arrays(graph, inputs)
+    variables = tuple(k for k, i in enumerate(graph.operators[0].inputs) if i >= 0 and graph.tensor(i).is_variable)
+    for k in variables:
+        t = graph.tensor(graph.operators[0].inputs[k])
+        arrays[k] = np.full(t.shape, t.reset_value, dtype=t.dtype)
+    start = [a.copy() if a is not None else None for a in arrays]  # the kernel updates the state in place
+    kernels.run(call, arrays)
+    oracle = tflm_run(model, inputs).output(0)
+    assert np.array_equal(arrays[-1], oracle.reshape(arrays[-1].shape)), f"{operator}: host differs from TFLM"
+    got, _ = _run_one_kernel(tmp_path, cpu, call, start, operator, variables)
+    expected = arrays[-1].tobytes()
     assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"

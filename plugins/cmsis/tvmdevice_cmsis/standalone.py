@@ -8,7 +8,7 @@ the target compiler lays it out) as C definitions; a program then calls
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import numpy as np
 from tvmdevice.export.carrays import c_array
@@ -16,11 +16,13 @@ from tvmdevice.export.carrays import c_array
 __all__ = ["call_data"]
 
 
-def call_data(call: Any, arrays: Sequence[np.ndarray | None]) -> tuple[str, list[str]]:
+def call_data(call: Any, arrays: Sequence[np.ndarray | None], writable: Collection[int] = ()) -> tuple[str, list[str]]:
     """C definitions of ``call``'s data and the expression of each kernel buffer.
 
     :param call: a cmsis-nn :class:`~tvmdevice.kernel.PreparedCall` (its params list the buffers).
     :param arrays: one array per kernel buffer, ``None`` for an absent one; outputs are writable.
+    :param writable: indices of further buffers the kernel updates in place (variable tensors: a
+        recurrent operator's state), defined writable rather than ``const``.
     :returns: the source (``b<k>`` arrays, ``scratch``, ``params``) and the buffer expressions in kernel
         order, scratch last when the call has one.
     """
@@ -29,7 +31,8 @@ def call_data(call: Any, arrays: Sequence[np.ndarray | None]) -> tuple[str, list
         if array is None:
             buffers.append("NULL")
             continue
-        lines.append(c_array(f"b{k}", np.asarray(array), qualifiers="static" if spec.output else "static const"))
+        qualifiers = "static" if spec.output or k in writable else "static const"
+        lines.append(c_array(f"b{k}", np.asarray(array), qualifiers=qualifiers))
         buffers.append(f"(void*)b{k}")
     if call.scratch_bytes:
         lines.append(f"static uint64_t scratch[{(call.scratch_bytes + 7) // 8}];\n")  # 8-aligned: int64 sums

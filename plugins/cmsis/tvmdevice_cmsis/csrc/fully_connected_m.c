@@ -2,7 +2,8 @@
  * FULLY_CONNECTED for the M-profile packing (-mcpu=cortex-m*): the operands
  * as CMSIS-NN's arm_fully_connected_s8 takes them, no scratch.  The int8
  * weights [out_ch, accum_depth] are read in place from the weights buffer
- * (buffers[1]).  Two output channels at a time share every input load:
+ * (buffers[1]).  Two output channels at a time share every input load
+ * (mprofile.h's tvmd_cmsis_dot_s8_1x2; the DSP path's four-row blocks here):
  *
  *  - Helium (MVE): sixteen int8 products per VMLADAVA; the input offset
  *    enters as input_offset * sum(weights row), the sum taken by VADDVA in
@@ -23,54 +24,6 @@
 size_t tvmd_cmsis_fully_connected_m_s8_get_buffer_size(const tvmd_cmsis_fully_connected_m_params_t* p) {
   (void)p;
   return 0;
-}
-
-/* s[r] = sum((x[i] + in_offset) * w_r[i]) over depth values, for rows w0, w1. */
-static inline void dot_1x2(const int8_t* x, const int8_t* w0, const int8_t* w1, int32_t depth, int32_t in_offset,
-                           int32_t s[2]) {
-  int32_t s0 = 0, s1 = 0, i = 0;
-#if TVMD_CMSIS_MVE
-  int32_t sum0 = 0, sum1 = 0;
-  for (; i + 16 <= depth; i += 16) {
-    const int8x16_t xv = vldrbq_s8(x + i), a = vldrbq_s8(w0 + i), b = vldrbq_s8(w1 + i);
-    s0 = vmladavaq_s8(s0, xv, a);
-    sum0 = vaddvaq_s8(sum0, a);
-    s1 = vmladavaq_s8(s1, xv, b);
-    sum1 = vaddvaq_s8(sum1, b);
-  }
-  if (i < depth) {
-    /* The tail: lanes past depth load as zero and add nothing. */
-    const mve_pred16_t t = vctp8q((uint32_t)(depth - i));
-    const int8x16_t xv = vldrbq_z_s8(x + i, t), a = vldrbq_z_s8(w0 + i, t), b = vldrbq_z_s8(w1 + i, t);
-    s0 = vmladavaq_s8(s0, xv, a);
-    sum0 = vaddvaq_s8(sum0, a);
-    s1 = vmladavaq_s8(s1, xv, b);
-    sum1 = vaddvaq_s8(sum1, b);
-    i = depth;
-  }
-  /* sum((x + offset) * w) = sum(x * w) + offset * sum(w): exact (bounded at prepare). */
-  s0 += in_offset * sum0;
-  s1 += in_offset * sum1;
-#elif TVMD_CMSIS_DSP
-  /* Both halves of a word hold the offset; x + offset fits int16 (|.| <= 255). */
-  const uint32_t offsets = ((uint32_t)in_offset & 0xFFFFu) | ((uint32_t)in_offset << 16);
-  for (; i + 4 <= depth; i += 4) {
-    const uint32_t xw = tvmd_cmsis_read_s8x4(x + i);
-    const uint32_t x02 = __sxtab16(offsets, xw), x13 = __sxtab16(offsets, xw >> 8);
-    const uint32_t a = tvmd_cmsis_read_s8x4(w0 + i), b = tvmd_cmsis_read_s8x4(w1 + i);
-    s0 = __smlad(x02, __sxtb16(a), s0);
-    s0 = __smlad(x13, __sxtb16(a >> 8), s0);
-    s1 = __smlad(x02, __sxtb16(b), s1);
-    s1 = __smlad(x13, __sxtb16(b >> 8), s1);
-  }
-#endif
-  for (; i < depth; i++) {
-    const int32_t v = (int32_t)x[i] + in_offset;
-    s0 += v * (int32_t)w0[i];
-    s1 += v * (int32_t)w1[i];
-  }
-  s[0] = s0;
-  s[1] = s1;
 }
 
 #if TVMD_CMSIS_DSP && !TVMD_CMSIS_MVE
@@ -145,8 +98,10 @@ int32_t tvmd_cmsis_fully_connected_m_s8(const void* params, void* const* buffers
       const int32_t n = p->out_ch - oc < 4 ? p->out_ch - oc : 4;
       const int8_t* w = io.filter + (size_t)oc * (size_t)depth;
       int32_t s[4];
-      dot_1x2(x, w, n > 1 ? w + depth : w, depth, in_offset, s);
-      if (n > 2) dot_1x2(x, w + 2 * (size_t)depth, n > 3 ? w + 3 * (size_t)depth : w, depth, in_offset, s + 2);
+      tvmd_cmsis_dot_s8_1x2(x, w, n > 1 ? w + depth : w, depth, in_offset, s);
+      if (n > 2) {
+        tvmd_cmsis_dot_s8_1x2(x, w + 2 * (size_t)depth, n > 3 ? w + 3 * (size_t)depth : w, depth, in_offset, s + 2);
+      }
       const mve_pred16_t live = vctp32q((uint32_t)n);
       int32x4_t v = vldrwq_s32(s);
       if (io.bias != NULL) v = vaddq_s32(v, vldrwq_z_s32(io.bias + oc, live)); /* wraps, as the reference */
@@ -172,7 +127,8 @@ int32_t tvmd_cmsis_fully_connected_m_s8(const void* params, void* const* buffers
       /* A lone last channel pairs with itself; its copy is not stored. */
       const int32_t oc1 = oc + 1 < p->out_ch ? oc + 1 : oc;
       int32_t s[2];
-      dot_1x2(x, io.filter + (size_t)oc * (size_t)depth, io.filter + (size_t)oc1 * (size_t)depth, depth, in_offset, s);
+      tvmd_cmsis_dot_s8_1x2(x, io.filter + (size_t)oc * (size_t)depth, io.filter + (size_t)oc1 * (size_t)depth, depth,
+                            in_offset, s);
       out[oc] = tvmd_cmsis_out_1(s[0], io.bias, oc, multiplier[oc * qstep], shift[oc * qstep], q.output_offset,
                                  q.act_min, q.act_max);
       out[oc1] = tvmd_cmsis_out_1(s[1], io.bias, oc1, multiplier[oc1 * qstep], shift[oc1 * qstep], q.output_offset,

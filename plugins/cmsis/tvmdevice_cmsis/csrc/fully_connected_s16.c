@@ -5,7 +5,13 @@
  * input or output offset (zero points 0); per-tensor weights add the weights
  * offset.  Each output is sum(input * (weight + filter_offset)) + bias at the
  * bias's width (s16.h).  Weights and input are read in place; no scratch.
+ *
+ * Two output channels at a time share every input load; their dot products
+ * are mprofile.h's int16 x int8 ones (VMLALDAVA on Helium, SMLALD on the DSP
+ * extension, plain C elsewhere, the host included), exact in int64 on every
+ * path, so every path gives the same bits.
  */
+#include "mprofile.h"
 #include "s16.h"
 
 size_t tvmd_cmsis_fully_connected_s16_get_buffer_size(const tvmd_cmsis_fully_connected_s16_params_t* p) {
@@ -24,22 +30,27 @@ int32_t tvmd_cmsis_fully_connected_s16(const void* params, void* const* buffers,
   if (input == NULL || weights == NULL || output == NULL) return TVMD_ERR_INVALID_ARGUMENT;
   const int32_t status = tvmd_cmsis_enter(resource_handle, TVMD_CMSIS_KIND_FULLY_CONNECTED_S16, p->macs);
   if (status != TVMD_OK) return status;
-  const int32_t depth = p->accum_depth;
+  const int32_t depth = p->accum_depth, out_ch = p->out_ch, filter_offset = p->filter_offset;
   for (int32_t b = 0; b < p->batches; ++b) {
     const int16_t* x = input + (size_t)b * (size_t)depth;
-    int16_t* out = output + (size_t)b * (size_t)p->out_ch;
-    for (int32_t oc = 0; oc < p->out_ch; ++oc) {
-      const int8_t* w = weights + (size_t)oc * (size_t)depth;
-      /* Sum of x * w, then x * offset folded in once: the same integer, with
-       * products below 2^23 summed over fewer than 2^31 terms (exact in int64). */
-      int64_t dot = 0, xsum = 0;
-      for (int32_t d = 0; d < depth; ++d) {
-        dot += (int32_t)x[d] * (int32_t)w[d];
-        xsum += x[d];
-      }
-      const uint64_t acc = (uint64_t)dot + (uint64_t)xsum * (uint64_t)(int64_t)p->filter_offset;
-      out[oc] = tvmd_cmsis_output_s16(acc, p->bias_bits, bias, oc, p->multiplier[oc], p->shift[oc], p->act_min,
-                                      p->act_max);
+    int16_t* out = output + (size_t)b * (size_t)out_ch;
+    /* sum(x * (w + offset)) = sum(x * w) + offset * sum(x): the same integer
+     * (int64 sums of products below 2^23 over fewer than 2^31 terms are exact). */
+    int64_t xsum = 0;
+    if (filter_offset != 0) {
+      for (int32_t d = 0; d < depth; ++d) xsum += x[d];
+    }
+    const uint64_t offset_term = (uint64_t)xsum * (uint64_t)(int64_t)filter_offset;
+    for (int32_t oc = 0; oc < out_ch; oc += 2) {
+      /* A lone last channel pairs with itself; its copy is not stored. */
+      const int32_t oc1 = oc + 1 < out_ch ? oc + 1 : oc;
+      int64_t dot[2];
+      tvmd_cmsis_dot_s16_1x2(x, weights + (size_t)oc * (size_t)depth, weights + (size_t)oc1 * (size_t)depth, depth,
+                             dot);
+      out[oc] = tvmd_cmsis_output_s16((uint64_t)dot[0] + offset_term, p->bias_bits, bias, oc, p->multiplier[oc],
+                                      p->shift[oc], p->act_min, p->act_max);
+      out[oc1] = tvmd_cmsis_output_s16((uint64_t)dot[1] + offset_term, p->bias_bits, bias, oc1, p->multiplier[oc1],
+                                       p->shift[oc1], p->act_min, p->act_max);
     }
   }
   return TVMD_OK;

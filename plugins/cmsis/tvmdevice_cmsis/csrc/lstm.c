@@ -12,7 +12,8 @@
  * output.  The int8 fully connected parts start from the prepared kernel sums
  * (bias and zero-point terms folded, wrapping in uint32 like TFLM's int32
  * sums); the int16 ones sum in int64 onto the int64 bias and requantize with
- * the 64-bit rounding (s16.h).  The hidden and cell state buffers are the
+ * the 64-bit rounding (s16.h).  Their dot products, two weights rows at a
+ * time, are mprofile.h's (Helium, DSP or plain C).  The hidden and cell state buffers are the
  * model's variable tensors, updated in place.
  *
  * Buffers: the 24 operator inputs (absent ones NULL), the output, scratch
@@ -20,6 +21,7 @@
  */
 #include <string.h>
 
+#include "mprofile.h"
 #include "s16.h"
 
 enum { kInputGate = 0, kForgetGate = 1, kCellGate = 2, kOutputGate = 3, kGates = 4 };
@@ -98,22 +100,25 @@ static void fc(const lstm_t* s, const void* x, int32_t depth, const int8_t* w, c
                const int64_t* bias64, int32_t multiplier, int32_t shift, int16_t* out) {
   const int32_t n = s->p->n_state;
   for (int32_t row = 0; row < s->rows; ++row) {
-    for (int32_t o = 0; o < n; ++o) {
-      const int8_t* wo = w + (size_t)o * (size_t)depth;
-      int32_t y;
+    int16_t* y = out + (size_t)row * (size_t)n;
+    for (int32_t o = 0; o < n; o += 2) {
+      /* Two weights rows per pass (mprofile.h's dot products); a lone last
+       * row pairs with itself and its copy is not stored. */
+      const int32_t o1 = o + 1 < n ? o + 1 : o;
+      const int8_t *w0 = w + (size_t)o * (size_t)depth, *w1 = w + (size_t)o1 * (size_t)depth;
       if (s->p->activation_bits == 8) {
-        const int8_t* xr = (const int8_t*)x + (size_t)row * (size_t)depth;
-        uint32_t acc = (uint32_t)sums[o];
-        for (int32_t d = 0; d < depth; ++d) acc += (uint32_t)((int32_t)xr[d] * (int32_t)wo[d]);
-        y = tvmd_multiply_by_quantized_multiplier(tvmd_cmsis_wrap32(acc), multiplier, shift);
+        int32_t dot[2];
+        tvmd_cmsis_dot_s8_1x2((const int8_t*)x + (size_t)row * (size_t)depth, w0, w1, depth, 0, dot);
+        y[o] = sat16(tvmd_multiply_by_quantized_multiplier(tvmd_cmsis_wrap_add(sums[o], dot[0]), multiplier, shift));
+        y[o1] = sat16(tvmd_multiply_by_quantized_multiplier(tvmd_cmsis_wrap_add(sums[o1], dot[1]), multiplier, shift));
       } else {
-        const int16_t* xr = (const int16_t*)x + (size_t)row * (size_t)depth;
-        int64_t dot = 0; /* depth products below 2^22: exact */
-        for (int32_t d = 0; d < depth; ++d) dot += (int32_t)xr[d] * (int32_t)wo[d];
-        const uint64_t acc = (uint64_t)dot + (bias64 != NULL ? (uint64_t)bias64[o] : 0u);
-        y = tvmd_cmsis_requantize_s64(tvmd_cmsis_wrap64(acc), multiplier, shift);
+        int64_t dot[2]; /* depth products below 2^22: exact */
+        tvmd_cmsis_dot_s16_1x2((const int16_t*)x + (size_t)row * (size_t)depth, w0, w1, depth, dot);
+        const uint64_t acc0 = (uint64_t)dot[0] + (bias64 != NULL ? (uint64_t)bias64[o] : 0u);
+        const uint64_t acc1 = (uint64_t)dot[1] + (bias64 != NULL ? (uint64_t)bias64[o1] : 0u);
+        y[o] = sat16(tvmd_cmsis_requantize_s64(tvmd_cmsis_wrap64(acc0), multiplier, shift));
+        y[o1] = sat16(tvmd_cmsis_requantize_s64(tvmd_cmsis_wrap64(acc1), multiplier, shift));
       }
-      out[(size_t)row * (size_t)n + (size_t)o] = sat16(y);
     }
   }
 }

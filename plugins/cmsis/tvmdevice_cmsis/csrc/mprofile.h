@@ -138,4 +138,119 @@ static inline int32x4_t tvmd_cmsis_clamp_mve(int32x4_t x, const tvmd_cmsis_quant
 }
 #endif
 
+/* ------------------------------------------ int16 x int8 dot products
+ * The int16x8 kernels (fully_connected_s16.c, conv_s16.c): int16 values
+ * against int8 weights, summed in int64 as arm_nn_vec_mat_mult_t_s16 does
+ * (a product is at most 2^22 in magnitude, so every partial sum is exact and
+ * the order of summation changes nothing).
+ *  - MVE: eight products per VMLALDAVA, the weights widened by the load
+ *    (VLDRB.S16); the tail predicated (lanes past n load as zero).
+ *  - DSP: two products per SMLALD, each weights word unpacked by SXTB16 into
+ *    its even and odd values, the input words repacked to match once for
+ *    both rows.
+ *  - plain C otherwise. */
+static inline void tvmd_cmsis_dot_s16_1x2(const int16_t* x, const int8_t* w0, const int8_t* w1, int32_t n,
+                                          int64_t s[2]) {
+  int64_t s0 = 0, s1 = 0;
+  int32_t i = 0;
+#if TVMD_CMSIS_MVE
+  for (; i + 8 <= n; i += 8) {
+    const int16x8_t xv = vldrhq_s16(x + i);
+    s0 = vmlaldavaq_s16(s0, xv, vldrbq_s16(w0 + i));
+    s1 = vmlaldavaq_s16(s1, xv, vldrbq_s16(w1 + i));
+  }
+  if (i < n) {
+    const mve_pred16_t t = vctp16q((uint32_t)(n - i));
+    const int16x8_t xv = vldrhq_z_s16(x + i, t);
+    s0 = vmlaldavaq_s16(s0, xv, vldrbq_z_s16(w0 + i, t));
+    s1 = vmlaldavaq_s16(s1, xv, vldrbq_z_s16(w1 + i, t));
+    i = n;
+  }
+#elif TVMD_CMSIS_DSP
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t xa = tvmd_cmsis_read_s16x2(x + i), xb = tvmd_cmsis_read_s16x2(x + i + 2);
+    /* [x0, x2] and [x1, x3]: the order SXTB16 unpacks a weights word in. */
+    const uint32_t x02 = (xa & 0xFFFFu) | (xb << 16), x13 = (xa >> 16) | (xb & 0xFFFF0000u);
+    uint32_t v = tvmd_cmsis_read_s8x4(w0 + i);
+    s0 = __smlald(x02, __sxtb16(v), s0);
+    s0 = __smlald(x13, __sxtb16(v >> 8), s0);
+    v = tvmd_cmsis_read_s8x4(w1 + i);
+    s1 = __smlald(x02, __sxtb16(v), s1);
+    s1 = __smlald(x13, __sxtb16(v >> 8), s1);
+  }
+#endif
+  for (; i < n; i++) {
+    const int32_t v = x[i];
+    s0 += v * (int32_t)w0[i];
+    s1 += v * (int32_t)w1[i];
+  }
+  s[0] = s0;
+  s[1] = s1;
+}
+
+/* ----------------------------------------- int8 dot products, offset
+ * s[r] = sum((x[i] + offset) * w_r[i]) over n values, for the rows w0, w1,
+ * modulo 2^32 (x and w int8, offset -128..127 or its negation): wrapping as
+ * the reference's int32 sums do where nothing bounds them (BATCH_MATMUL), so
+ * every path gives the same bits whatever the order of summation.
+ * Kernels: fully_connected_m.c, batch_matmul.c, transpose_conv.c, svdf.c,
+ * lstm.c.
+ *  - MVE: sixteen int8 products per VMLADAVA; the offset enters as
+ *    offset * sum(w), the sum taken by VADDVA in the same loop (as CMSIS-NN's
+ *    arm_nn_vec_mat_mult_t_s8 does); the tail predicated.
+ *  - DSP: the input widened with its offset by SXTAB16 once per four values
+ *    for both rows (x + offset fits int16), each weights word unpacked by
+ *    SXTB16, two products per SMLAD.
+ *  - plain C otherwise. */
+static inline void tvmd_cmsis_dot_s8_1x2(const int8_t* x, const int8_t* w0, const int8_t* w1, int32_t n,
+                                         int32_t offset, int32_t s[2]) {
+  uint32_t s0 = 0, s1 = 0;
+  int32_t i = 0;
+#if TVMD_CMSIS_MVE
+  int32_t a0 = 0, a1 = 0, sum0 = 0, sum1 = 0;
+  for (; i + 16 <= n; i += 16) {
+    const int8x16_t xv = vldrbq_s8(x + i), a = vldrbq_s8(w0 + i), b = vldrbq_s8(w1 + i);
+    a0 = vmladavaq_s8(a0, xv, a);
+    sum0 = vaddvaq_s8(sum0, a);
+    a1 = vmladavaq_s8(a1, xv, b);
+    sum1 = vaddvaq_s8(sum1, b);
+  }
+  if (i < n) {
+    /* The tail: lanes past n load as zero and add nothing. */
+    const mve_pred16_t t = vctp8q((uint32_t)(n - i));
+    const int8x16_t xv = vldrbq_z_s8(x + i, t), a = vldrbq_z_s8(w0 + i, t), b = vldrbq_z_s8(w1 + i, t);
+    a0 = vmladavaq_s8(a0, xv, a);
+    sum0 = vaddvaq_s8(sum0, a);
+    a1 = vmladavaq_s8(a1, xv, b);
+    sum1 = vaddvaq_s8(sum1, b);
+    i = n;
+  }
+  /* sum((x + offset) * w) = sum(x * w) + offset * sum(w), modulo 2^32. */
+  s0 = (uint32_t)a0 + (uint32_t)offset * (uint32_t)sum0;
+  s1 = (uint32_t)a1 + (uint32_t)offset * (uint32_t)sum1;
+#elif TVMD_CMSIS_DSP
+  /* Both halves of a word hold the offset. */
+  const uint32_t offsets = ((uint32_t)offset & 0xFFFFu) | ((uint32_t)offset << 16);
+  int32_t a0 = 0, a1 = 0;
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t xw = tvmd_cmsis_read_s8x4(x + i);
+    const uint32_t x02 = __sxtab16(offsets, xw), x13 = __sxtab16(offsets, xw >> 8);
+    const uint32_t a = tvmd_cmsis_read_s8x4(w0 + i), b = tvmd_cmsis_read_s8x4(w1 + i);
+    a0 = __smlad(x02, __sxtb16(a), a0);
+    a0 = __smlad(x13, __sxtb16(a >> 8), a0);
+    a1 = __smlad(x02, __sxtb16(b), a1);
+    a1 = __smlad(x13, __sxtb16(b >> 8), a1);
+  }
+  s0 = (uint32_t)a0;
+  s1 = (uint32_t)a1;
+#endif
+  for (; i < n; i++) {
+    const int32_t v = (int32_t)x[i] + offset;
+    s0 += (uint32_t)(v * (int32_t)w0[i]);
+    s1 += (uint32_t)(v * (int32_t)w1[i]);
+  }
+  s[0] = (int32_t)s0;
+  s[1] = (int32_t)s1;
+}
+
 #endif /* TVMD_CMSIS_MPROFILE_H_ */

@@ -9,13 +9,15 @@
  * gets the feature matmul rescaled to the state and clamped; each filter's
  * dot product with its time weights goes to scratch; rank filters per unit
  * are summed onto the bias and rescaled to the output.  int32 sums wrap in
- * uint32 as the reference's do.
+ * uint32 as the reference's do.  The feature matmul's dot products, two
+ * filters at a time, are mprofile.h's (Helium, DSP or plain C).
  *
  * Buffers: input, weights_feature, weights_time, bias (or NULL), state,
  * output, scratch (int32: batches x filters, then batches x units).
  */
 #include <string.h>
 
+#include "mprofile.h"
 #include "s16.h"
 
 size_t tvmd_cmsis_svdf_s8_get_buffer_size(const tvmd_cmsis_svdf_params_t* p) {
@@ -64,16 +66,18 @@ int32_t tvmd_cmsis_svdf_s8(const void* params, void* const* buffers, void* resou
   if (size > 1) memmove(state, (const uint8_t*)state + esize, (size - 1) * esize);
   for (int32_t b = 0; b < p->batches; ++b) {
     const int8_t* x = input + (size_t)b * (size_t)p->n_input;
-    for (size_t f = 0; f < filters; ++f) {
-      const int8_t* w = weights_feature + f * (size_t)p->n_input;
-      uint32_t acc = 0;
-      for (int32_t i = 0; i < p->n_input; ++i) {
-        acc += (uint32_t)((int32_t)w[i] * ((int32_t)x[i] - p->input_zero_point));
+    for (size_t f = 0; f < filters; f += 2) {
+      /* Two filters per pass (mprofile.h's dot products, modulo 2^32); a lone
+       * last filter pairs with itself and its copy is not stored. */
+      const size_t f1 = f + 1 < filters ? f + 1 : f;
+      int32_t acc[2];
+      tvmd_cmsis_dot_s8_1x2(x, weights_feature + f * (size_t)p->n_input, weights_feature + f1 * (size_t)p->n_input,
+                            p->n_input, -p->input_zero_point, acc);
+      for (int j = 0; j < 2; ++j) {
+        int32_t v = tvmd_multiply_by_quantized_multiplier(acc[j], p->scale1_multiplier, p->scale1_shift);
+        v = tvmd_cmsis_min(tvmd_cmsis_max(v, p->state_min), p->state_max);
+        store(state, bits, ((size_t)b * filters + (j ? f1 : f)) * memory + memory - 1, p->state_zero_point + v);
       }
-      int32_t v = tvmd_multiply_by_quantized_multiplier(tvmd_cmsis_wrap32(acc), p->scale1_multiplier,
-                                                        p->scale1_shift);
-      v = tvmd_cmsis_min(tvmd_cmsis_max(v, p->state_min), p->state_max);
-      store(state, bits, ((size_t)b * filters + f) * memory + memory - 1, p->state_zero_point + v);
     }
   }
   /* Time weights against each filter's state row. */

@@ -5,8 +5,11 @@
  * reference), then each accumulator gets its bias and is requantized per
  * channel.  The OHWI int8 filter is read in place.  Accumulation wraps in
  * uint32 like the reference's int32; the prepare step bounds it anyway.
+ * Each tap's dot products over the input channels run two output channels
+ * at a time: mprofile.h's tvmd_cmsis_dot_s8_1x2 (VMLADAVA on Helium, SMLAD
+ * on the DSP extension, plain C elsewhere), modulo 2^32 on every path.
  */
-#include "internal.h"
+#include "mprofile.h"
 
 size_t tvmd_cmsis_transpose_conv_s8_get_buffer_size(const tvmd_cmsis_transpose_conv_params_t* p) {
   return (size_t)p->out_h * (size_t)p->out_w * (size_t)p->out_ch * sizeof(int32_t);
@@ -29,6 +32,8 @@ int32_t tvmd_cmsis_transpose_conv_s8(const void* params, void* const* buffers, v
 
   const size_t in_ch = (size_t)p->in_ch, out_ch = (size_t)p->out_ch;
   const size_t image = (size_t)p->out_h * (size_t)p->out_w * out_ch;
+  const size_t filter_row = (size_t)p->filter_h * (size_t)p->filter_w * in_ch;
+  const int32_t in_offset = p->q.input_offset;
   for (int32_t b = 0; b < p->batches; ++b) {
     for (size_t i = 0; i < image; ++i) acc[i] = 0;
     for (int32_t iy = 0; iy < p->in_h; ++iy) {
@@ -41,14 +46,14 @@ int32_t tvmd_cmsis_transpose_conv_s8(const void* params, void* const* buffers, v
             const int32_t ox = ix * p->stride_w - p->pad_w + kx;
             if (ox < 0 || ox >= p->out_w) continue;
             uint32_t* a = acc + ((size_t)oy * (size_t)p->out_w + (size_t)ox) * out_ch;
-            for (size_t oc = 0; oc < out_ch; ++oc) {
-              const int8_t* w = filter + ((oc * (size_t)p->filter_h + (size_t)ky) * (size_t)p->filter_w +
-                                          (size_t)kx) * in_ch;
-              uint32_t sum = 0;
-              for (size_t ic = 0; ic < in_ch; ++ic) {
-                sum += (uint32_t)(((int32_t)x[ic] + p->q.input_offset) * (int32_t)w[ic]);
-              }
-              a[oc] += sum;
+            const int8_t* w = filter + ((size_t)ky * (size_t)p->filter_w + (size_t)kx) * in_ch;
+            for (size_t oc = 0; oc < out_ch; oc += 2) {
+              /* A lone last channel pairs with itself; its copy is not added. */
+              const size_t oc1 = oc + 1 < out_ch ? oc + 1 : oc;
+              int32_t s[2];
+              tvmd_cmsis_dot_s8_1x2(x, w + oc * filter_row, w + oc1 * filter_row, (int32_t)in_ch, in_offset, s);
+              a[oc] += (uint32_t)s[0];
+              if (oc1 != oc) a[oc1] += (uint32_t)s[1];
             }
           }
         }
