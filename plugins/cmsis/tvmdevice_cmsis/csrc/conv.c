@@ -122,12 +122,9 @@ int32_t tvmd_cmsis_conv_s8(const void* params, void* const* buffers, void* resou
           }
           a = cols;
         }
-        tvmd_cmsis_gemm_s16(a, lda, rows, p->k_pairs, weights, p->ldw, acc);
-        for (int32_t r = 0; r < rows; r++) {
-          tvmd_cmsis_requantize_bias_s8(acc + (size_t)r * (size_t)p->ldw, bias ? bias + oc0 : NULL,
-                                        p->multiplier + oc0, p->shift + oc0, per_group, &p->q,
-                                        out_image + (size_t)(px0 + r) * (size_t)p->out_ch + oc0);
-        }
+        tvmd_cmsis_gemm_s8(a, lda, rows, p->k_pairs, weights, p->ldw, per_group, bias ? bias + oc0 : NULL,
+                           p->multiplier + oc0, p->shift + oc0, &p->q,
+                           out_image + (size_t)px0 * (size_t)p->out_ch + oc0, p->out_ch, acc);
       }
     }
   }

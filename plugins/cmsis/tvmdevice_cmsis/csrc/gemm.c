@@ -66,3 +66,19 @@ void tvmd_cmsis_gemm_s16(const int16_t* a, int32_t lda, int32_t m, int32_t k_pai
 #endif
   gemm_portable(a, lda, m, k_pairs, w, ldw, acc);
 }
+
+void tvmd_cmsis_gemm_s8(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w, int32_t ldw,
+                        int32_t n, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                        const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo, int32_t* acc) {
+#if TVMD_CMSIS_X86
+  if (tvmd_cmsis_simd_level() == TVMD_CMSIS_LEVEL_AVX2) {
+    tvmd_cmsis_gemm_s8_avx2(a, lda, m, k_pairs, w, ldw, n, bias, multiplier, shift, q, out, ldo);
+    return;
+  }
+#endif
+  tvmd_cmsis_gemm_s16(a, lda, m, k_pairs, w, ldw, acc);
+  for (int32_t r = 0; r < m; r++) {
+    tvmd_cmsis_requantize_bias_s8(acc + (size_t)r * (size_t)ldw, bias, multiplier, shift, n, q,
+                                  out + (size_t)r * (size_t)ldo);
+  }
+}

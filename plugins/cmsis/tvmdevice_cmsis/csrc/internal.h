@@ -52,6 +52,9 @@ void tvmd_cmsis_gemm_s16_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t 
                               int32_t ldw, int32_t* acc);
 void tvmd_cmsis_requantize_avx2(const int32_t* acc, const int32_t* bias, const int32_t* multiplier,
                                 const int32_t* shift, int32_t n, const tvmd_cmsis_quant_t* q, int8_t* out);
+void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
+                             int32_t ldw, int32_t n, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo);
 /* One batch image of DEPTHWISE_CONV_2D with depth multiplier 1 and at most
  * TVMD_CMSIS_DW_MAX_TAPS taps (integer, as depthwise_conv.c). */
 void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
@@ -139,6 +142,15 @@ void tvmd_cmsis_requantize_bias_s8(const int32_t* acc, const int32_t* bias, cons
  * caller guarantees the int32 sums cannot overflow (checked at prepare). */
 void tvmd_cmsis_gemm_s16(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
                          int32_t ldw, int32_t* acc);
+
+/* The GEMM with its sums requantized to int8: out[r * ldo + j] for r < m,
+ * j < n (n <= ldw) is row r's column j plus bias[j] (bias may be NULL),
+ * requantized with multiplier[j] and shift[j].  acc holds m * ldw int32 for
+ * the paths that store the sums first; the AVX2 path requantizes them in
+ * registers and writes int8 directly. */
+void tvmd_cmsis_gemm_s8(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w, int32_t ldw,
+                        int32_t n, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                        const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo, int32_t* acc);
 
 /* SOFTMAX rows, int8 input, gemmlowp's fixed-point path (softmax.c): int8
  * output (out_bits 8, offset -128) or int16 output (16, offset -32768). */

@@ -221,6 +221,76 @@ AVX2 void tvmd_cmsis_requantize_avx2(const int32_t* acc, const int32_t* bias, co
   }
 }
 
+/* tile8 with 2 vectors (16 columns) whose sums are requantized in registers
+ * and written as int8: the first live columns of each row's out. */
+AVX2_INLINE void tile8_s8(const int16_t* a, int32_t lda, int rows, int32_t pairs, const int32_t* w, int32_t ldw,
+                          const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                          const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo, size_t live) {
+  __m256i c[4][2];
+  for (int r = 0; r < rows; r++) c[r][0] = c[r][1] = _mm256_setzero_si256();
+  for (int32_t p = 0; p < pairs; p++) {
+    const int32_t* wp = w + (size_t)p * (size_t)ldw;
+    const __m256i b0 = _mm256_loadu_si256((const __m256i*)(const void*)wp);
+    const __m256i b1 = _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8));
+    for (int r = 0; r < rows; r++) {
+      int32_t pair;
+      memcpy(&pair, a + (size_t)r * (size_t)lda + 2 * (size_t)p, sizeof(pair));
+      const __m256i x = _mm256_set1_epi32(pair);
+      c[r][0] = _mm256_add_epi32(c[r][0], _mm256_madd_epi16(x, b0));
+      c[r][1] = _mm256_add_epi32(c[r][1], _mm256_madd_epi16(x, b1));
+    }
+  }
+  for (int r = 0; r < rows; r++) {
+    const __m128i y = narrow16(finish8(c[r][0], bias, multiplier, shift, q),
+                               finish8(c[r][1], bias ? bias + 8 : NULL, multiplier + 8, shift + 8, q));
+    int8_t* dst = out + (size_t)r * (size_t)ldo;
+    if (live == 16) {
+      _mm_storeu_si128((__m128i*)(void*)dst, y);
+    } else {
+      int8_t t_out[16];
+      _mm_storeu_si128((__m128i*)(void*)t_out, y);
+      memcpy(dst, t_out, live);
+    }
+  }
+}
+
+AVX2 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
+                                  int32_t ldw, int32_t n, const int32_t* bias, const int32_t* multiplier,
+                                  const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo) {
+  const int32_t* w32 = (const int32_t*)(const void*)w;
+  /* The last column block's requantization, zero-filled to 16 lanes. */
+  const int32_t full = n & ~15;
+  const size_t left = (size_t)(n - full);
+  int32_t t_bias[16] = {0}, t_mult[16] = {0}, t_shift[16] = {0};
+  if (left) {
+    if (bias != NULL) memcpy(t_bias, bias + full, left * sizeof(int32_t));
+    memcpy(t_mult, multiplier + full, left * sizeof(int32_t));
+    memcpy(t_shift, shift + full, left * sizeof(int32_t));
+  }
+  for (int32_t r = 0; r < m;) {
+    const int rows = m - r >= 4 ? 4 : 1;
+    const int16_t* ar = a + (size_t)r * (size_t)lda;
+    int8_t* o = out + (size_t)r * (size_t)ldo;
+    for (int32_t j = 0; j < full; j += 16) {
+      if (rows == 4) {
+        tile8_s8(ar, lda, 4, k_pairs, w32 + j, ldw, bias ? bias + j : NULL, multiplier + j, shift + j, q, o + j, ldo,
+                 16);
+      } else {
+        tile8_s8(ar, lda, 1, k_pairs, w32 + j, ldw, bias ? bias + j : NULL, multiplier + j, shift + j, q, o + j, ldo,
+                 16);
+      }
+    }
+    if (left) {
+      if (rows == 4) {
+        tile8_s8(ar, lda, 4, k_pairs, w32 + full, ldw, t_bias, t_mult, t_shift, q, o + full, ldo, left);
+      } else {
+        tile8_s8(ar, lda, 1, k_pairs, w32 + full, ldw, t_bias, t_mult, t_shift, q, o + full, ldo, left);
+      }
+    }
+    r += rows;
+  }
+}
+
 /* The pair-interleaved depthwise weights (see depthwise_conv.c) of taps 2p
  * and 2p + 1 for 16 channels multiplied with the two taps' inputs: the input
  * bytes interleaved the same way, widened, the input offset added, then one
