@@ -55,6 +55,12 @@ void tvmd_cmsis_requantize_avx2(const int32_t* acc, const int32_t* bias, const i
 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
                              int32_t ldw, int32_t n, const int32_t* bias, const int32_t* multiplier,
                              const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo);
+/* int8 ADD (is_add) or MUL over p's broadcast walk when its innermost
+ * strides are 0 or 1 (returns 1), else nothing (returns 0). */
+int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int is_add, const int8_t* in1,
+                                   const int8_t* in2, int8_t* out);
+/* out[i] = max (is_max) or min of a[i] and b[i], i < n. */
+void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, const int8_t* b, int32_t n, int is_max, int8_t* out);
 /* One batch image of DEPTHWISE_CONV_2D with depth multiplier 1 and at most
  * TVMD_CMSIS_DW_MAX_TAPS taps (integer, as depthwise_conv.c). */
 void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
