@@ -49,6 +49,14 @@ def test_conv_gemm_tiles(level, filters, kernel):
     assert_bit_exact(model, levels=[level])
 
 
+@pytest.mark.parametrize("in_ch", [1, 7, 16, 33])
+def test_pointwise_conv_rows_widened_in_place(level, in_ch):
+    """1x1 stride-1 unpadded: input pixels widened straight into GEMM rows (odd depths get the pair padding)."""
+    model = single_op_model("CONV_2D", input_shape=(2, 3, 5, in_ch), filters=19, kernel=(1, 1), padding="VALID",
+                            per_channel=True, bias=True, input_zero_point=-100, seed=in_ch)
+    assert_bit_exact(model, levels=[level])
+
+
 @pytest.mark.parametrize("batches, units", [(1, 10), (3, 16), (5, 33)])
 def test_fully_connected_gemm_rows(level, batches, units):
     """Batch rows below and past the 4-row tile, column tails."""
