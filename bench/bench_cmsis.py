@@ -14,7 +14,7 @@ bit for bit on the output (it is not compared with (c): XNNPACK is not
 bit-exact with TFLM).  Targets (issue 4): (a) at least 10x faster than (b) on
 every convolutional model, and within 2x of (c) on kws_dscnn_int8.
 
-    python bench/bench_cmsis.py [--repeat 15] [--min-time 0.2] [--json out.json]
+    python bench/bench_cmsis.py [--repeat 15] [--min-time 0.2] [--json out.json] [--simd-level portable]
 """
 
 from __future__ import annotations
@@ -124,7 +124,15 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=15, help="samples per measurement (median reported)")
     parser.add_argument("--min-time", type=float, default=0.2, help="seconds per sample")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--simd-level", choices=("portable", "avx2", "avx512"),
+                        help="force the cmsis-nn kernels onto this SIMD level (default: the CPU's highest)")
     args = parser.parse_args()
+    from tvmdevice_cmsis import _kernels
+
+    if args.simd_level:
+        _kernels.set_simd_level(args.simd_level)
+    print(f"cmsis-nn SIMD level: {args.simd_level or _kernels.max_simd_level()} (CPU's highest: "
+          f"{_kernels.max_simd_level()})")
 
     directory = models_dir()
     paths = sorted(directory.glob("*.tflite"))

@@ -39,16 +39,18 @@ TVMD_CMSIS_INLINE void pixel_block(const tvmd_cmsis_depthwise_conv_params_t* p, 
       const int32_t t = fy * p->filter_w + fx;
       const int8_t* restrict x = image + ((size_t)iy * (size_t)p->in_w + (size_t)ix) * (size_t)p->in_ch;
       const int16_t* restrict w = p->weights + ((size_t)(t / 2) * (size_t)p->cp + (size_t)c0) * 2 + (size_t)(t & 1);
-      if (dm == 1) {
+      if (dm == 1 && n == NB) {
+        /* A constant trip count the compiler vectorizes. */
+        for (int32_t j = 0; j < NB; j++) acc[j] += (x[c0 + j] + offset) * w[2 * j];
+      } else if (dm == 1) {
         for (int32_t j = 0; j < n; j++) acc[j] += (x[c0 + j] + offset) * w[2 * j];
       } else {
         for (int32_t j = 0; j < n; j++) acc[j] += (x[(c0 + j) / dm] + offset) * w[2 * j];
       }
     }
   }
-  for (int32_t j = 0; j < n; j++) {
-    out[c0 + j] = tvmd_cmsis_output_s8(acc[j], bias, c0 + j, p->multiplier[c0 + j], p->shift[c0 + j], &p->q);
-  }
+  /* requantize.c's loop, which the compiler vectorizes. */
+  tvmd_cmsis_requantize_bias_s8(acc, bias ? bias + c0 : NULL, p->multiplier + c0, p->shift + c0, n, &p->q, out + c0);
 }
 
 TVMD_CMSIS_SIMD

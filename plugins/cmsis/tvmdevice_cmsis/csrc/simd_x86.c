@@ -254,6 +254,48 @@ AVX2_INLINE void tile8_s8(const int16_t* a, int32_t lda, int rows, int32_t pairs
   }
 }
 
+/* tile8_s8 for a single row (FULLY_CONNECTED at batch 1): the pairs split
+ * over four accumulator sets, so four multiply-add chains overlap instead of
+ * one waiting on the previous (integer sums: any order gives the same). */
+AVX2_INLINE void row8_s8(const int16_t* a, int32_t pairs, const int32_t* w, int32_t ldw, const int32_t* bias,
+                         const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out,
+                         size_t live) {
+  __m256i c[4][2];
+  for (int k = 0; k < 4; k++) c[k][0] = c[k][1] = _mm256_setzero_si256();
+  int32_t p = 0;
+  for (; p + 4 <= pairs; p += 4) {
+    for (int k = 0; k < 4; k++) {
+      const int32_t* wp = w + (size_t)(p + k) * (size_t)ldw;
+      int32_t pair;
+      memcpy(&pair, a + 2 * (size_t)(p + k), sizeof(pair));
+      const __m256i x = _mm256_set1_epi32(pair);
+      c[k][0] = _mm256_add_epi32(c[k][0], _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)wp)));
+      c[k][1] = _mm256_add_epi32(c[k][1],
+                                 _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8))));
+    }
+  }
+  for (; p < pairs; p++) {
+    const int32_t* wp = w + (size_t)p * (size_t)ldw;
+    int32_t pair;
+    memcpy(&pair, a + 2 * (size_t)p, sizeof(pair));
+    const __m256i x = _mm256_set1_epi32(pair);
+    c[0][0] = _mm256_add_epi32(c[0][0], _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)wp)));
+    c[0][1] = _mm256_add_epi32(c[0][1], _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8))));
+  }
+  for (int v = 0; v < 2; v++) {
+    c[0][v] = _mm256_add_epi32(_mm256_add_epi32(c[0][v], c[1][v]), _mm256_add_epi32(c[2][v], c[3][v]));
+  }
+  const __m128i y = narrow16(finish8(c[0][0], bias, multiplier, shift, q),
+                             finish8(c[0][1], bias ? bias + 8 : NULL, multiplier + 8, shift + 8, q));
+  if (live == 16) {
+    _mm_storeu_si128((__m128i*)(void*)out, y);
+  } else {
+    int8_t t_out[16];
+    _mm_storeu_si128((__m128i*)(void*)t_out, y);
+    memcpy(out, t_out, live);
+  }
+}
+
 AVX2 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
                                   int32_t ldw, int32_t n, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo) {
@@ -276,15 +318,14 @@ AVX2 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int3
         tile8_s8(ar, lda, 4, k_pairs, w32 + j, ldw, bias ? bias + j : NULL, multiplier + j, shift + j, q, o + j, ldo,
                  16);
       } else {
-        tile8_s8(ar, lda, 1, k_pairs, w32 + j, ldw, bias ? bias + j : NULL, multiplier + j, shift + j, q, o + j, ldo,
-                 16);
+        row8_s8(ar, k_pairs, w32 + j, ldw, bias ? bias + j : NULL, multiplier + j, shift + j, q, o + j, 16);
       }
     }
     if (left) {
       if (rows == 4) {
         tile8_s8(ar, lda, 4, k_pairs, w32 + full, ldw, t_bias, t_mult, t_shift, q, o + full, ldo, left);
       } else {
-        tile8_s8(ar, lda, 1, k_pairs, w32 + full, ldw, t_bias, t_mult, t_shift, q, o + full, ldo, left);
+        row8_s8(ar, k_pairs, w32 + full, ldw, t_bias, t_mult, t_shift, q, o + full, left);
       }
     }
     r += rows;
