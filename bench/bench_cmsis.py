@@ -4,8 +4,8 @@ Every workload is run, in this one process, on the same random inputs, by:
 
   (a) tvmdevice: ``tvmdevice.compile(model, "cmsis-nn, c")``'s executor — ``invoke()``
       (the kernels through the run loop, Activate/Deactivate included) and ``run()``
-      (inputs in, outputs out) — once per kernel path the CPU has (the accelerated
-      path the plugin picks, and the portable C forced with ``set_simd(False)``);
+      (inputs in, outputs out) — once per cmsis-nn SIMD level the CPU runs
+      (``_kernels.set_simd_level``: AVX-512, AVX2, and the portable C always);
   (b) tflite-micro (PyPI, reference kernels): ``invoke()``;
   (c) ai-edge-litert with XNNPACK, one thread: ``invoke()``;
   (d) ai-edge-litert's builtin kernels without delegates (ruy/gemmlowp), one thread: ``invoke()``.
@@ -15,7 +15,7 @@ relative to the repository root), one model per operator class built with
 :mod:`tvmdevice.aot.builder` at the sizes small vision and audio nets use, and a
 ResNet-style model (3x3 convolutions with residual ADDs).  It prints median
 latencies and ratios, checks every tvmdevice output against tflite-micro's bit
-for bit (on every kernel path; LiteRT is not compared: XNNPACK is not bit-exact
+for bit (on every SIMD level; LiteRT is not compared: XNNPACK is not bit-exact
 with TFLM), and names the CPU's SIMD features.  ``--readme FILE`` writes the
 table between the markers of the plugin README's "Speed" section.
 
@@ -25,7 +25,7 @@ Targets checked (the exit status is 1 when one is missed):
             ad_fc_autoencoder and <= 1.3 on the ResNet-style model; any bit difference.
 
     python bench/bench_cmsis.py [--repeat 11] [--min-time 0.2] [--only models|ops]
-                                [--json out.json] [--readme plugins/cmsis/README.md]
+                                [--simd-level avx2] [--json out.json] [--readme plugins/cmsis/README.md]
 """
 
 from __future__ import annotations
@@ -167,15 +167,19 @@ def _inputs(graph) -> list[np.ndarray]:
     return arrays
 
 
-def kernel_paths() -> list[tuple[str, bool]]:
-    """The cmsis-nn host kernel paths this CPU can run: (name, set_simd argument)."""
+def kernel_paths(only: str | None = None) -> list[str]:
+    """The cmsis-nn host SIMD levels to measure: every level this CPU runs, highest first (or just ``only``)."""
     from tvmdevice_cmsis import _kernels
 
-    accelerated = _kernels.set_simd(True)
-    return [("accelerated", True), ("portable", False)] if accelerated else [("portable", False)]
+    levels = _kernels.SIMD_LEVELS[:_kernels.SIMD_LEVELS.index(_kernels.max_simd_level()) + 1]
+    if only is not None:
+        if only not in levels:
+            raise SystemExit(f"this CPU lacks the {only} SIMD level (it runs {', '.join(levels)})")
+        return [only]
+    return list(reversed(levels))
 
 
-def measure(w: Workload, repeat: int, min_time: float) -> dict:
+def measure(w: Workload, repeat: int, min_time: float, levels: list[str] | None = None) -> dict:
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
     from tvmdevice_cmsis import _kernels
 
@@ -197,9 +201,10 @@ def measure(w: Workload, repeat: int, min_time: float) -> dict:
                  "ops": sorted({op.type for op in graph.operators}), "tflm_ms": t_tflm * 1e3, "bit_exact": True}
     module = tvmdevice.compile(graph, "cmsis-nn, c")
     row["devices"] = sorted({p.device for p in module.placement.ops})
+    levels = levels or kernel_paths()
     try:
-        for path, simd in kernel_paths():
-            _kernels.set_simd(simd)
+        for path in levels:
+            _kernels.set_simd_level(path)
             with module.executor() as ex:
                 outs = ex.run(inputs)
                 exact = all(np.array_equal(o, r.reshape(o.shape)) for o, r in zip(outs, reference))
@@ -217,13 +222,14 @@ def measure(w: Workload, repeat: int, min_time: float) -> dict:
             litert.set_tensor(detail["index"], x)
         row[f"litert_{label}_ms"] = median_seconds(litert.invoke, repeat, min_time) * 1e3
 
-    best = "accelerated" if "accelerated_invoke_ms" in row else "portable"
+    best = levels[0]
     ours = row[f"{best}_invoke_ms"]
     row["path"] = best
     row["tflm_over_ours"] = t_tflm * 1e3 / ours
     row["ours_over_xnnpack"] = ours / row["litert_xnnpack_ms"]
     row["ours_over_builtin"] = ours / row["litert_builtin_ms"]
-    row["portable_over_xnnpack"] = row["portable_invoke_ms"] / row["litert_xnnpack_ms"]
+    if "portable_invoke_ms" in row:
+        row["portable_over_xnnpack"] = row["portable_invoke_ms"] / row["litert_xnnpack_ms"]
     return row
 
 
@@ -247,8 +253,10 @@ def _ms(v: float) -> str:
 
 
 def markdown(rows: list[dict], cpu: str) -> str:
-    paths = [p for p in ("accelerated", "portable") if any(f"{p}_invoke_ms" in r for r in rows)]
-    head = ["workload", *(f"tvmdevice {p} (ms)" for p in paths), "run, inputs in + outputs out (ms)",
+    from tvmdevice_cmsis import _kernels
+
+    paths = [p for p in reversed(_kernels.SIMD_LEVELS) if any(f"{p}_invoke_ms" in r for r in rows)]
+    head = ["workload", *(f"tvmdevice {p} (ms)" for p in paths), "run: inputs in, outputs out (ms)",
             "tflite-micro (ms)", "LiteRT XNNPACK (ms)", "LiteRT builtin (ms)", "tflite-micro / tvmdevice",
             "tvmdevice / XNNPACK", "tvmdevice / builtin", "portable / XNNPACK", "bit-exact"]
     lines = [f"CPU: {cpu}. Medians; one thread; invoke only unless said.", "",
@@ -258,7 +266,8 @@ def markdown(rows: list[dict], cpu: str) -> str:
                  *(_ms(r[f"{p}_invoke_ms"]) if f"{p}_invoke_ms" in r else "-" for p in paths),
                  _ms(r[f"{r['path']}_run_ms"]), _ms(r["tflm_ms"]), _ms(r["litert_xnnpack_ms"]),
                  _ms(r["litert_builtin_ms"]), f"{r['tflm_over_ours']:.1f}x", f"{r['ours_over_xnnpack']:.2f}x",
-                 f"{r['ours_over_builtin']:.2f}x", f"{r['portable_over_xnnpack']:.2f}x",
+                 f"{r['ours_over_builtin']:.2f}x",
+                 f"{r['portable_over_xnnpack']:.2f}x" if "portable_over_xnnpack" in r else "-",
                  "yes" if r["bit_exact"] else "**no**"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -278,17 +287,20 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=11, help="samples per measurement (median reported)")
     parser.add_argument("--min-time", type=float, default=0.2, help="seconds per sample")
     parser.add_argument("--only", choices=("models", "ops"), help="only the shared models, or only the built ones")
+    parser.add_argument("--simd-level", choices=("portable", "avx2", "avx512"),
+                        help="measure tvmdevice on this cmsis-nn SIMD level only (default: every level the CPU runs)")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--readme", type=Path, help="write the table into this README between its markers")
     args = parser.parse_args()
 
     cpu = cpu_description()
-    print(f"CPU: {cpu}", flush=True)
+    levels = kernel_paths(args.simd_level)
+    print(f"CPU: {cpu}; cmsis-nn SIMD levels measured: {', '.join(levels)}", flush=True)
     rows = []
     todo = workloads(args.only)
     for k, w in enumerate(todo, 1):
         print(f"[{k}/{len(todo)}] {w.name}", file=sys.stderr, flush=True)
-        rows.append(measure(w, args.repeat, args.min_time))
+        rows.append(measure(w, args.repeat, args.min_time, levels))
     table = markdown(rows, cpu)
     print(table)
     missed = failures(rows)

@@ -31,7 +31,7 @@ def row() -> dict:
 def test_a_workload_is_measured_on_every_kernel_path_and_bit_exact(row):
     assert row["bit_exact"] is True
     assert row["devices"] == ["cmsis-nn"]
-    for path, _ in bench.kernel_paths():
+    for path in bench.kernel_paths():
         assert row[f"{path}_invoke_ms"] > 0 and row[f"{path}_run_ms"] > 0
     for key in ("tflm_ms", "litert_xnnpack_ms", "litert_builtin_ms"):
         assert row[key] > 0
@@ -81,3 +81,13 @@ def test_the_resnet_style_model_runs_bit_exact_with_tflite_micro():
     with module.executor() as ex:
         got = ex.run([x])[0]
     np.testing.assert_array_equal(got, tflm_run(data, [x]).output(0))
+
+
+def test_every_simd_level_the_cpu_runs_is_measured_highest_first_and_the_portable_c_always():
+    from tvmdevice_cmsis import _kernels
+
+    levels = bench.kernel_paths()
+    assert levels[0] == _kernels.max_simd_level() and levels[-1] == "portable"
+    assert bench.kernel_paths("portable") == ["portable"]
+    with pytest.raises(SystemExit, match="lacks the nonesuch"):
+        bench.kernel_paths("nonesuch")

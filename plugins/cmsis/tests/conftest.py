@@ -71,44 +71,58 @@ def run_cmsis(graph: Graph, inputs: Sequence[np.ndarray], device: Any = None, mc
     return arrays[-1]
 
 
-#: Kernel paths to check: the CPU's accelerated one (when it has one) and the portable C one.
-SIMD_PATHS = (True, False)
+#: The host kernels' SIMD levels, highest first.
+ALL_SIMD_LEVELS = tuple(reversed(_kernels.SIMD_LEVELS))
+
+#: The SIMD levels this CPU runs, highest first: every bit-exact check runs each.
+SIMD_PATHS = ALL_SIMD_LEVELS[ALL_SIMD_LEVELS.index(_kernels.max_simd_level()):]
 
 #: The packings every bit-exact test runs (``-mcpu``): the host's, and the M-profile one (cortex-m55).
 MCPUS = ("", "cortex-m55")
 
 
-def simd_paths(mcpu: str) -> tuple[bool, ...]:
-    """The kernel paths of a packing: the M-profile kernels are portable C only."""
-    return SIMD_PATHS if mcpu == "" else (False,)
+def simd_paths(mcpu: str) -> tuple[str, ...]:
+    """The SIMD levels of a packing: the M-profile kernels are portable C only."""
+    return SIMD_PATHS if mcpu == "" else ("portable",)
+
+
+def simd_level_params(levels: Sequence[str] = ALL_SIMD_LEVELS) -> list[Any]:
+    """``levels`` as pytest parameters, each skipped (saying why) when this CPU lacks it."""
+    return [pytest.param(level, id=level,
+                         marks=pytest.mark.skipif(level not in SIMD_PATHS,
+                                                  reason=f"this CPU lacks the {level} SIMD level "
+                                                         f"(highest: {_kernels.max_simd_level()})"))
+            for level in levels]
 
 
 class simd_path:
-    """Context manager: run the kernels on the accelerated (True) or portable (False) path."""
+    """Context manager: run the kernels on one SIMD level (a name of ``_kernels.SIMD_LEVELS``)."""
 
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
+    def __init__(self, level: str) -> None:
+        self.level = level
 
-    def __enter__(self) -> bool:
-        return _kernels.set_simd(self.enabled)
+    def __enter__(self) -> str:
+        _kernels.set_simd_level(self.level)
+        return self.level
 
     def __exit__(self, *exc: object) -> None:
         _kernels.set_simd(True)
 
 
-def assert_bit_exact(model: bytes, seeds: Sequence[int] = (0, 1), mcpu: str = "") -> None:
-    """On every kernel path of ``mcpu``'s packing, the cmsis-nn output equals TFLM's and the host
-    reference's, value for value."""
+def assert_bit_exact(model: bytes, seeds: Sequence[int] = (0, 1), mcpu: str = "",
+                     levels: Sequence[str] | None = None) -> None:
+    """On every kernel path of ``mcpu``'s packing (or the SIMD ``levels`` given), the cmsis-nn output
+    equals TFLM's and the host reference's, value for value."""
     graph = load_tflite(model)
     out_index = graph.operators[0].outputs[0]
     for seed in seeds:
         inputs = random_inputs(graph, seed)
         oracle = tflm_run(model, inputs).output(0)
         host = run_graph(graph, inputs)[out_index]
-        for simd in simd_paths(mcpu):
+        for simd in simd_paths(mcpu) if levels is None else levels:
             with simd_path(simd):
                 ours = run_cmsis(graph, inputs, mcpu=mcpu)
-            path = f"{'accelerated' if simd else 'portable'} path, -mcpu={mcpu!r}"
+            path = f"{simd} path, -mcpu={mcpu!r}"
             diff = np.flatnonzero(ours != oracle.reshape(ours.shape))
             assert diff.size == 0, (f"{path}: {diff.size} of {ours.size} values differ from TFLM; first at "
                                     f"{diff[0]}: {ours.reshape(-1)[diff[0]]} vs {oracle.reshape(-1)[diff[0]]}")

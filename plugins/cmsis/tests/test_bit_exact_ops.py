@@ -138,8 +138,8 @@ def test_fully_connected_weights_zero_point(mcpu, weights_zero_point, batches, d
 
 @pytest.mark.parametrize("channels, multiplier", [(2, 1), (1, 3)])
 def test_depthwise_filter_longer_than_the_float_chunk(mcpu, channels, multiplier):
-    """272 taps: the exact float sums are moved to int32 every 256 taps (and the
-    accelerated path hands such filters to the portable loop)."""
+    """272 taps: more than the vector depthwise loop keeps pointers for, so the
+    accelerated path hands such filters to the portable loop."""
     model = model_or_reject("DEPTHWISE_CONV_2D", input_shape=(1, 17, 16, channels), kernel=(17, 16),
                             padding="VALID", depth_multiplier=multiplier, input_zero_point=-7)
     assert_bit_exact(model, mcpu=mcpu)

@@ -17,7 +17,7 @@ from tvmdevice.testing.oracle import tflm_run
 from tvmdevice_cmsis import kernels
 from tvmdevice_cmsis.runner import GraphRunner
 
-from conftest import MCPUS, random_inputs, simd_path, simd_paths
+from conftest import MCPUS, random_inputs, simd_level_params, simd_path, simd_paths
 
 MODELS = ["hello_world_int8", "micro_speech_int8", "kws_dscnn_int8", "ad_fc_autoencoder_int8"]
 
@@ -58,13 +58,12 @@ def test_every_operator_on_tflm_inputs(models_dir, name, mcpu):
     assert checked >= 2
 
 
-#: (mcpu, accelerated path): each packing on each of its kernel paths.
-PATHS = [(mcpu, simd) for mcpu in MCPUS for simd in simd_paths(mcpu)]
+#: (mcpu, SIMD level): each packing on each of its kernel paths; host levels this CPU lacks are skipped.
+PATHS = [pytest.param("", p.values[0], id=f"host-packing-{p.id}", marks=p.marks) for p in simd_level_params()] + [
+    pytest.param(mcpu, simd, id=f"m-profile-{simd}") for mcpu in MCPUS if mcpu for simd in simd_paths(mcpu)]
 
 
-@pytest.mark.parametrize("mcpu, simd", PATHS,
-                         ids=[f"{'m-profile' if m else 'host-packing'}-{'accelerated' if s else 'portable'}"
-                              for m, s in PATHS])
+@pytest.mark.parametrize("mcpu, simd", PATHS)
 @pytest.mark.parametrize("name", MODELS)
 def test_whole_graph_every_tensor(models_dir, name, mcpu, simd, cmsis_device):
     data, graph = load(models_dir, name)

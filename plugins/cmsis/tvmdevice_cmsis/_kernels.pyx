@@ -25,6 +25,8 @@ cdef extern from "tvmd_cmsis_nn.h" nogil:
     ctypedef struct tvmd_cmsis_quant_t:
         pass
     int tvmd_cmsis_set_simd(int enabled)
+    int tvmd_cmsis_set_simd_level(int level)
+    int tvmd_cmsis_max_simd_level()
     void tvmd_cmsis_requantize_s8(const int32_t* acc, const int32_t* multiplier, const int32_t* shift,
                                   int32_t n, const tvmd_cmsis_quant_t* q, int8_t* out)
 
@@ -105,6 +107,29 @@ def set_simd(bint enabled):
     accelerated path is in use afterwards (False on CPUs without it).
     """
     return bool(tvmd_cmsis_set_simd(1 if enabled else 0))
+
+
+#: The host kernels' SIMD levels, by number (``tvmd_cmsis_set_simd_level``).
+SIMD_LEVELS = ("portable", "avx2", "avx512")
+
+
+def max_simd_level():
+    """The name of the highest SIMD level this CPU runs (one of :data:`SIMD_LEVELS`)."""
+    return SIMD_LEVELS[tvmd_cmsis_max_simd_level()]
+
+
+def set_simd_level(str name):
+    """Force the kernels onto one SIMD level (a name in :data:`SIMD_LEVELS`).
+
+    All levels compute identical values; tests run each level the CPU has.
+    ``set_simd(True)`` returns to the CPU's highest.
+
+    :raises ValueError: ``name`` is not a level, or this CPU lacks it.
+    """
+    if name not in SIMD_LEVELS:
+        raise ValueError(f"cmsis-nn: unknown SIMD level {name!r}; use one of {', '.join(SIMD_LEVELS)}")
+    if tvmd_cmsis_set_simd_level(SIMD_LEVELS.index(name)) < 0:
+        raise ValueError(f"cmsis-nn: this CPU lacks the {name} SIMD level (highest: {max_simd_level()})")
 
 
 cdef _check_requantize_args(const int32_t[::1] acc, const int32_t[::1] multiplier,

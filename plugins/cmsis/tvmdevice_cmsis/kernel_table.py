@@ -10,8 +10,8 @@ params struct and its slot in the device's ``call_counts``.
 
 Two weight packings (:data:`PACKINGS`), chosen by the ``-mcpu`` target option
 (:func:`packing_for`): ``host`` (``-mcpu`` empty: the host running tvmdevice;
-int16 pair-interleaved GEMM weights padded to vector width, float depthwise
-taps) and ``m-profile`` (``-mcpu=cortex-m*``: what CMSIS-NN itself takes: the
+int16 pair-interleaved GEMM weights padded to vector width, int16 tap-pair
+interleaved depthwise weights) and ``m-profile`` (``-mcpu=cortex-m*``: what CMSIS-NN itself takes: the
 int8 filter read in place from the kernel's filter buffer, nothing padded or
 copied, integer arithmetic only, one multiplier and shift for per-tensor
 quantization, CMSIS-NN's small scratch).  :data:`KERNELS` holds each
@@ -66,7 +66,7 @@ GEMM_COLS = 16
 MAX_DIMS = 6
 
 # ----------------------------------------------------------- packings
-#: ``-mcpu`` empty: packed for the host running tvmdevice (vector-width GEMM tiles, float depthwise taps).
+#: ``-mcpu`` empty: packed for the host running tvmdevice (vector-width GEMM tiles, tap-pair depthwise weights).
 HOST_PACKING = "host"
 #: ``-mcpu=cortex-m*``: CMSIS-NN's own operands (int8 filter in place, integer only, no padding).
 M_PROFILE_PACKING = "m-profile"
@@ -133,7 +133,7 @@ DEPTHWISE_PARAMS = Layout("tvmd_cmsis_depthwise_conv_params_t", (
     *_WINDOW,
     Field("cp", "int32_t", doc="out_ch rounded up to TVMD_CMSIS_NB"),
     *_REQUANT,
-    Field("weights", "const float*", doc="[filter_h * filter_w][cp], zero padded (exact integers)"),
+    Field("weights", "const int16_t*", doc="[tap pairs][cp][2]: taps 2p and 2p + 1 side by side, zero padded"),
     *_CHANNEL_QUANT,
 ), doc="DEPTHWISE_CONV_2D, NHWC input, [1, KH, KW, in_ch * depth_multiplier] filter.")
 

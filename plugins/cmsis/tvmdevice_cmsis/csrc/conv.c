@@ -3,12 +3,14 @@
  * reference_integer_ops::ConvPerChannel, which CMSIS-NN's arm_convolve_s8
  * matches.
  *
- * Each batch image is first widened to int16 with the input offset added,
+ * Each batch image (but a pointwise convolution's, see pointwise()) is first
+ * widened to int16 with the input offset added,
  * inside a zero border wide enough for every window: border taps then add
  * exactly what the reference's skipped taps add, nothing, and no tap needs a
  * bounds check.  Output pixels are processed TVMD_CMSIS_CONV_ROWS at a time:
  * their receptive fields are copied into im2col rows (a pointwise convolution
- * reads the widened image directly), the GEMM (gemm.c) multiplies them with
+ * widens its input pixels straight into those rows: no image copy, no
+ * im2col gathering, no image scratch), the GEMM (gemm.c) multiplies them with
  * the weights rearranged at compile time, and the int32 sums are requantized
  * per channel.
  */
@@ -27,7 +29,16 @@ static int32_t padded_w(const tvmd_cmsis_conv_params_t* p) {
 
 static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
 
+/* A 1x1, stride-1, unpadded, ungrouped convolution: the input pixels are the
+ * GEMM's rows as they are; each block of rows is widened into the im2col
+ * rows, and no widened image is kept. */
+static int pointwise(const tvmd_cmsis_conv_params_t* p) {
+  return p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 &&
+         p->pad_w == 0 && p->groups == 1 && p->out_h == p->in_h && p->out_w == p->in_w;
+}
+
 static size_t image_bytes(const tvmd_cmsis_conv_params_t* p) {
+  if (pointwise(p)) return 0;
   return align64((size_t)padded_h(p) * (size_t)padded_w(p) * (size_t)p->in_ch * sizeof(int16_t));
 }
 
@@ -37,13 +48,6 @@ static size_t im2col_bytes(const tvmd_cmsis_conv_params_t* p) {
 
 size_t tvmd_cmsis_conv_s8_get_buffer_size(const tvmd_cmsis_conv_params_t* p) {
   return image_bytes(p) + im2col_bytes(p) + (size_t)TVMD_CMSIS_CONV_ROWS * (size_t)p->ldw * sizeof(int32_t);
-}
-
-/* A 1x1, stride-1, unpadded, ungrouped convolution over an even number of
- * channels is a plain GEMM over the widened image's pixels. */
-static int pointwise(const tvmd_cmsis_conv_params_t* p) {
-  return p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 &&
-         p->pad_w == 0 && p->groups == 1 && (p->in_ch & 1) == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
 }
 
 TVMD_CMSIS_INLINE void widen_image(const tvmd_cmsis_conv_params_t* p, const int8_t* restrict image,
@@ -56,6 +60,19 @@ TVMD_CMSIS_INLINE void widen_image(const tvmd_cmsis_conv_params_t* p, const int8
     const int8_t* restrict src = image + y * row_len;
     int16_t* restrict out = dst + ((y + (size_t)p->pad_h) * pw + (size_t)p->pad_w) * ch;
     for (size_t i = 0; i < row_len; i++) out[i] = (int16_t)(src[i] + offset);
+  }
+}
+
+/* rows pixels of in_ch int8 values as GEMM rows of lda int16 with the input
+ * offset added (the pair padding zeroed). */
+TVMD_CMSIS_INLINE void widen_rows(const tvmd_cmsis_conv_params_t* p, const int8_t* restrict src, int32_t rows,
+                                  int32_t lda, int16_t* restrict dst) {
+  const int16_t offset = (int16_t)p->q.input_offset;
+  for (int32_t r = 0; r < rows; r++) {
+    const int8_t* restrict x = src + (size_t)r * (size_t)p->in_ch;
+    int16_t* restrict row = dst + (size_t)r * (size_t)lda;
+    for (int32_t c = 0; c < p->in_ch; c++) row[c] = (int16_t)(x[c] + offset);
+    if (p->in_ch & 1) row[p->in_ch] = 0;
   }
 }
 
@@ -101,33 +118,31 @@ int32_t tvmd_cmsis_conv_s8(const void* params, void* const* buffers, void* resou
   int16_t* cols = (int16_t*)((uint8_t*)scratch + image_bytes(p));
   int32_t* acc = (int32_t*)((uint8_t*)scratch + image_bytes(p) + im2col_bytes(p));
   const int direct = pointwise(p);
-  const int32_t lda = direct ? p->in_ch : 2 * p->k_pairs;
+  const int32_t lda = 2 * p->k_pairs;
   const int32_t per_group = p->out_ch / p->groups;
   const int32_t pixels = p->out_h * p->out_w;
   const size_t image_size = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
   for (int32_t b = 0; b < p->batches; b++) {
-    widen_image(p, input + (size_t)b * image_size, image);
+    const int8_t* in_image = input + (size_t)b * image_size;
+    if (!direct) widen_image(p, in_image, image);
     int8_t* out_image = output + (size_t)b * (size_t)pixels * (size_t)p->out_ch;
     for (int32_t g = 0; g < p->groups; g++) {
       const int32_t oc0 = g * per_group;
       const int16_t* weights = p->weights + (size_t)g * 2 * (size_t)p->k_pairs * (size_t)p->ldw;
       for (int32_t px0 = 0; px0 < pixels; px0 += TVMD_CMSIS_CONV_ROWS) {
         const int32_t rows = tvmd_cmsis_min(TVMD_CMSIS_CONV_ROWS, pixels - px0);
-        const int16_t* a = image + (size_t)px0 * (size_t)p->in_ch;
-        if (!direct) {
+        if (direct) {
+          widen_rows(p, in_image + (size_t)px0 * (size_t)p->in_ch, rows, lda, cols);
+        } else {
           for (int32_t r = 0; r < rows; r++) {
             const int32_t px = px0 + r;
             im2col_row(p, image, g * p->filter_in_ch, px / p->out_w, px % p->out_w,
                        cols + (size_t)r * (size_t)lda);
           }
-          a = cols;
         }
-        tvmd_cmsis_gemm_s16(a, lda, rows, p->k_pairs, weights, p->ldw, acc);
-        for (int32_t r = 0; r < rows; r++) {
-          tvmd_cmsis_requantize_bias_s8(acc + (size_t)r * (size_t)p->ldw, bias ? bias + oc0 : NULL,
-                                        p->multiplier + oc0, p->shift + oc0, per_group, &p->q,
-                                        out_image + (size_t)(px0 + r) * (size_t)p->out_ch + oc0);
-        }
+        tvmd_cmsis_gemm_s8(cols, lda, rows, p->k_pairs, weights, p->ldw, per_group, bias ? bias + oc0 : NULL,
+                           p->multiplier + oc0, p->shift + oc0, &p->q,
+                           out_image + (size_t)px0 * (size_t)p->out_ch + oc0, p->out_ch, acc);
       }
     }
   }

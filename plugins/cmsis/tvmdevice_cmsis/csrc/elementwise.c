@@ -55,6 +55,11 @@ int32_t tvmd_cmsis_add_s8(const void* params, void* const* buffers, void* resour
   const int8_t* in1 = (const int8_t*)buffers[0];
   const int8_t* in2 = (const int8_t*)buffers[1];
   int8_t* out = (int8_t*)buffers[2];
+#if TVMD_CMSIS_X86
+  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 && tvmd_cmsis_elementwise_s8_avx2(p, 1, in1, in2, out)) {
+    return TVMD_OK;
+  }
+#endif
   TVMD_CMSIS_BROADCAST_LOOP(add_one);
   return TVMD_OK;
 }
@@ -66,6 +71,11 @@ int32_t tvmd_cmsis_mul_s8(const void* params, void* const* buffers, void* resour
   const int8_t* in1 = (const int8_t*)buffers[0];
   const int8_t* in2 = (const int8_t*)buffers[1];
   int8_t* out = (int8_t*)buffers[2];
+#if TVMD_CMSIS_X86
+  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 && tvmd_cmsis_elementwise_s8_avx2(p, 0, in1, in2, out)) {
+    return TVMD_OK;
+  }
+#endif
   TVMD_CMSIS_BROADCAST_LOOP(mul_one);
   return TVMD_OK;
 }

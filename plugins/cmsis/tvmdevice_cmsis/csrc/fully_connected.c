@@ -44,11 +44,8 @@ int32_t tvmd_cmsis_fully_connected_s8(const void* params, void* const* buffers, 
       for (int32_t i = 0; i < depth; i++) dst[i] = (int16_t)(src[i] + p->q.input_offset);
       if (depth & 1) dst[depth] = 0; /* the pair padding */
     }
-    tvmd_cmsis_gemm_s16(rows, lda, m, p->k_pairs, p->weights, p->ldw, acc);
-    for (int32_t r = 0; r < m; r++) {
-      tvmd_cmsis_requantize_bias_s8(acc + (size_t)r * (size_t)p->ldw, bias, p->multiplier, p->shift, p->out_ch,
-                                    &p->q, output + (size_t)(b0 + r) * (size_t)p->out_ch);
-    }
+    tvmd_cmsis_gemm_s8(rows, lda, m, p->k_pairs, p->weights, p->ldw, p->out_ch, bias, p->multiplier, p->shift,
+                       &p->q, output + (size_t)b0 * (size_t)p->out_ch, p->out_ch, acc);
   }
   return TVMD_OK;
 }

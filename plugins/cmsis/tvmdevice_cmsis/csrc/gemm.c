@@ -3,8 +3,8 @@
  *
  * Weights are pair-interleaved (two consecutive reduction steps of a column
  * side by side), the layout of CMSIS-NN-style "2 x 16-bit" multiply-adds: on
- * x86-64 with AVX-512, one vpmaddwd multiplies a broadcast input pair with 16
- * columns and adds both products (simd_x86.c).  The portable C loop below
+ * x86-64 with AVX-512 (AVX2), one vpmaddwd multiplies a broadcast input pair
+ * with 16 (8) columns and adds both products (simd_x86.c).  The portable C loop below
  * computes the same sums, one output column block at a time, in an order a
  * compiler vectorizes over the columns.
  */
@@ -12,22 +12,28 @@
 
 static int simd_state = -1; /* -1: not detected yet */
 
-int tvmd_cmsis_use_simd(void) {
-  if (simd_state < 0) {
+int tvmd_cmsis_max_simd_level(void) {
 #if TVMD_CMSIS_X86
-    simd_state = tvmd_cmsis_cpu_has_avx512();
+  return tvmd_cmsis_cpu_level();
 #else
-    simd_state = 0;
+  return TVMD_CMSIS_LEVEL_PORTABLE;
 #endif
-  }
+}
+
+int tvmd_cmsis_simd_level(void) {
+  if (simd_state < 0) simd_state = tvmd_cmsis_max_simd_level();
   return simd_state;
 }
 
+int tvmd_cmsis_set_simd_level(int level) {
+  if (level < TVMD_CMSIS_LEVEL_PORTABLE || level > tvmd_cmsis_max_simd_level()) return -1;
+  simd_state = level;
+  return level;
+}
+
 int tvmd_cmsis_set_simd(int enabled) {
-  simd_state = -1;
-  if (enabled) return tvmd_cmsis_use_simd();
-  simd_state = 0;
-  return 0;
+  simd_state = enabled ? tvmd_cmsis_max_simd_level() : TVMD_CMSIS_LEVEL_PORTABLE;
+  return simd_state;
 }
 
 TVMD_CMSIS_SIMD
@@ -48,10 +54,31 @@ static void gemm_portable(const int16_t* restrict a, int32_t lda, int32_t m, int
 void tvmd_cmsis_gemm_s16(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
                          int32_t ldw, int32_t* acc) {
 #if TVMD_CMSIS_X86
-  if (tvmd_cmsis_use_simd()) {
+  const int level = tvmd_cmsis_simd_level();
+  if (level == TVMD_CMSIS_LEVEL_AVX512) {
     tvmd_cmsis_gemm_s16_avx512(a, lda, m, k_pairs, w, ldw, acc);
+    return;
+  }
+  if (level == TVMD_CMSIS_LEVEL_AVX2) {
+    tvmd_cmsis_gemm_s16_avx2(a, lda, m, k_pairs, w, ldw, acc);
     return;
   }
 #endif
   gemm_portable(a, lda, m, k_pairs, w, ldw, acc);
+}
+
+void tvmd_cmsis_gemm_s8(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w, int32_t ldw,
+                        int32_t n, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                        const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo, int32_t* acc) {
+#if TVMD_CMSIS_X86
+  if (tvmd_cmsis_simd_level() == TVMD_CMSIS_LEVEL_AVX2) {
+    tvmd_cmsis_gemm_s8_avx2(a, lda, m, k_pairs, w, ldw, n, bias, multiplier, shift, q, out, ldo);
+    return;
+  }
+#endif
+  tvmd_cmsis_gemm_s16(a, lda, m, k_pairs, w, ldw, acc);
+  for (int32_t r = 0; r < m; r++) {
+    tvmd_cmsis_requantize_bias_s8(acc + (size_t)r * (size_t)ldw, bias, multiplier, shift, n, q,
+                                  out + (size_t)r * (size_t)ldo);
+  }
 }

@@ -29,35 +29,49 @@
 #define TVMD_CMSIS_INLINE static inline
 #endif
 
-/* Why the depthwise float32 accumulation is exact: every operand is an
- * integer of magnitude <= 255 (an int8 value minus an int8 zero point, or an
- * int8 weight), so each product is below 2^16 and a sum of up to
- * TVMD_CMSIS_K_CHUNK products stays below 2^24, where float32 represents
- * every integer: no rounding ever happens, in any summation order.  Longer
- * sums are moved into int32 every TVMD_CMSIS_K_CHUNK terms (the int32 total
- * is bounded at prepare time, as in TFLM's int32 accumulator).
- * 256 * 255 * 255 = 16,646,400 < 2^24 = 16,777,216. */
-#define TVMD_CMSIS_K_CHUNK 256
+/* SIMD levels of the host kernels (tvmd_cmsis_simd_level): the portable C,
+ * and the x86-64 paths of simd_x86.c, each chosen at run time. */
+#define TVMD_CMSIS_LEVEL_PORTABLE 0
+#define TVMD_CMSIS_LEVEL_AVX2 1
+#define TVMD_CMSIS_LEVEL_AVX512 2
 
-/* The x86-64 AVX-512 path (simd_x86.c), chosen at run time. */
+/* Filters with more taps than this run the portable depthwise loop (the
+ * vector loop keeps one pointer per tap on the stack). */
+#define TVMD_CMSIS_DW_MAX_TAPS 256
+
+/* The x86-64 paths (simd_x86.c), chosen at run time. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TVMD_CMSIS_X86 1
-int tvmd_cmsis_cpu_has_avx512(void);
+/* The highest level this CPU runs. */
+int tvmd_cmsis_cpu_level(void);
 void tvmd_cmsis_gemm_s16_avx512(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
                                 int32_t ldw, int32_t* acc);
 void tvmd_cmsis_requantize_avx512(const int32_t* acc, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, int32_t n, const tvmd_cmsis_quant_t* q, int8_t* out);
-/* One batch of DEPTHWISE_CONV_2D from the expanded float image (filters of at
- * most TVMD_CMSIS_K_CHUNK taps). */
-void tvmd_cmsis_depthwise_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const float* image,
-                                 const int32_t* bias, int8_t* output);
+void tvmd_cmsis_gemm_s16_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
+                              int32_t ldw, int32_t* acc);
+void tvmd_cmsis_requantize_avx2(const int32_t* acc, const int32_t* bias, const int32_t* multiplier,
+                                const int32_t* shift, int32_t n, const tvmd_cmsis_quant_t* q, int8_t* out);
+void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
+                             int32_t ldw, int32_t n, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo);
+/* int8 ADD (is_add) or MUL over p's broadcast walk when its innermost
+ * strides are 0 or 1 (returns 1), else nothing (returns 0). */
+int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int is_add, const int8_t* in1,
+                                   const int8_t* in2, int8_t* out);
+/* out[i] = max (is_max) or min of a[i] and b[i], i < n. */
+void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, const int8_t* b, int32_t n, int is_max, int8_t* out);
+/* One batch image of DEPTHWISE_CONV_2D with depth multiplier 1 and at most
+ * TVMD_CMSIS_DW_MAX_TAPS taps (integer, as depthwise_conv.c). */
+void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
+                               const int32_t* bias, int8_t* output);
 #else
 #define TVMD_CMSIS_X86 0
 #endif
 
-/* Whether the accelerated path is used: detected once; tests force the
- * portable path with tvmd_cmsis_set_simd(0) to check both. */
-int tvmd_cmsis_use_simd(void);
+/* The SIMD level the kernels use: the CPU's highest, detected once; tests
+ * force each level the CPU has with tvmd_cmsis_set_simd_level. */
+int tvmd_cmsis_simd_level(void);
 
 /* Start of every kernel: a NULL resource_handle means "no device" (the
  * kernel used standalone, as firmware may call CMSIS-NN directly); a device
@@ -134,6 +148,15 @@ void tvmd_cmsis_requantize_bias_s8(const int32_t* acc, const int32_t* bias, cons
  * caller guarantees the int32 sums cannot overflow (checked at prepare). */
 void tvmd_cmsis_gemm_s16(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
                          int32_t ldw, int32_t* acc);
+
+/* The GEMM with its sums requantized to int8: out[r * ldo + j] for r < m,
+ * j < n (n <= ldw) is row r's column j plus bias[j] (bias may be NULL),
+ * requantized with multiplier[j] and shift[j].  acc holds m * ldw int32 for
+ * the paths that store the sums first; the AVX2 path requantizes them in
+ * registers and writes int8 directly. */
+void tvmd_cmsis_gemm_s8(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w, int32_t ldw,
+                        int32_t n, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                        const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo, int32_t* acc);
 
 /* SOFTMAX rows, int8 input, gemmlowp's fixed-point path (softmax.c): int8
  * output (out_bits 8, offset -128) or int16 output (16, offset -32768). */

@@ -25,6 +25,12 @@ static int32_t minmax(const void* params, void* const* buffers, void* resource_h
   const int is_max = kind == TVMD_CMSIS_KIND_MAXIMUM;
   const int32_t* d = p->dims;
   if (d[0] == 1 && d[1] == 1 && d[2] == 1 && p->in1_dims[3] == d[3] && p->in2_dims[3] == d[3]) {
+#if TVMD_CMSIS_X86
+    if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2) {
+      tvmd_cmsis_minmax_s8_avx2(a, b, p->size, is_max, out);
+      return TVMD_OK;
+    }
+#endif
     for (int32_t i = 0; i < p->size; ++i) {
       const int8_t x = a[i], y = b[i];
       out[i] = is_max ? (x > y ? x : y) : (x < y ? x : y);

@@ -40,8 +40,13 @@ void tvmd_cmsis_requantize_bias_s8(const int32_t* acc, const int32_t* bias, cons
                                    const int32_t* shift, int32_t n, const tvmd_cmsis_quant_t* q,
                                    int8_t* out) {
 #if TVMD_CMSIS_X86
-  if (tvmd_cmsis_use_simd()) {
+  const int level = tvmd_cmsis_simd_level();
+  if (level == TVMD_CMSIS_LEVEL_AVX512) {
     tvmd_cmsis_requantize_avx512(acc, bias, multiplier, shift, n, q, out);
+    return;
+  }
+  if (level == TVMD_CMSIS_LEVEL_AVX2) {
+    tvmd_cmsis_requantize_avx2(acc, bias, multiplier, shift, n, q, out);
     return;
   }
 #endif

@@ -1,6 +1,7 @@
 /*
- * x86-64 AVX-512 versions of the two hot loops: the int16 GEMM tile and the
- * requantization.  Like CMSIS-NN's DSP/MVE paths, this is an optional
+ * x86-64 AVX-512 and AVX2 versions of the hot loops: the int16 GEMM tile, the
+ * requantization and (AVX2, which every AVX-512 CPU also runs) the integer
+ * depthwise convolution.  Like CMSIS-NN's DSP/MVE paths, this is an optional
  * accelerated path beside the portable C one (gemm.c, requantize.c), chosen
  * at run time from the CPU's features, so one build runs on any x86-64 and
  * firmware builds compile none of it.  Both paths compute identical values;
@@ -22,9 +23,11 @@
 #define AVX512 __attribute__((target("avx512f,avx512bw")))
 #define AVX512_INLINE static inline __attribute__((always_inline, target("avx512f,avx512bw")))
 
-int tvmd_cmsis_cpu_has_avx512(void) {
+int tvmd_cmsis_cpu_level(void) {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) return TVMD_CMSIS_LEVEL_AVX512;
+  if (__builtin_cpu_supports("avx2")) return TVMD_CMSIS_LEVEL_AVX2;
+  return TVMD_CMSIS_LEVEL_PORTABLE;
 }
 
 /* rows x (16 * nv) outputs: out[r][j] = sum over pairs of a[r] . w columns.
@@ -106,67 +109,309 @@ AVX512 void tvmd_cmsis_requantize_avx512(const int32_t* acc, const int32_t* bias
   }
 }
 
-/* Requantize 16 float-accumulated channels (exact integers), add the bias,
- * clamp and store the live lanes as int8. */
-AVX512_INLINE void finish16(__m512 sum, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
-                            const tvmd_cmsis_quant_t* q, __mmask16 live, int8_t* out) {
-  __m512i x = _mm512_cvttps_epi32(sum);
-  if (bias != NULL) x = _mm512_add_epi32(x, _mm512_maskz_loadu_epi32(live, bias));
-  __m512i y = requantize16(x, _mm512_maskz_loadu_epi32(live, multiplier), _mm512_maskz_loadu_epi32(live, shift));
-  y = _mm512_add_epi32(y, _mm512_set1_epi32(q->output_offset));
-  y = _mm512_min_epi32(_mm512_max_epi32(y, _mm512_set1_epi32(q->act_min)), _mm512_set1_epi32(q->act_max));
-  _mm512_mask_cvtepi32_storeu_epi8(out, live, y);
+/* ------------------------------------------------------------------ AVX2 */
+
+#define AVX2 __attribute__((target("avx2")))
+#define AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
+
+/* The AVX-512 tile with 8 columns per vector: the same pair-interleaved
+ * weights (ldw is a multiple of 16, so two vectors cover each 16 columns). */
+AVX2_INLINE void tile8(const int16_t* a, int32_t lda, int rows, int nv, int32_t pairs, const int32_t* w,
+                       int32_t ldw, int32_t* out, int32_t ldo) {
+  __m256i c[4][2];
+  for (int r = 0; r < rows; r++) {
+    for (int v = 0; v < nv; v++) c[r][v] = _mm256_setzero_si256();
+  }
+  for (int32_t p = 0; p < pairs; p++) {
+    const int32_t* wp = w + (size_t)p * (size_t)ldw;
+    __m256i b[2];
+    for (int v = 0; v < nv; v++) b[v] = _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8 * v));
+    for (int r = 0; r < rows; r++) {
+      int32_t pair;
+      memcpy(&pair, a + (size_t)r * (size_t)lda + 2 * (size_t)p, sizeof(pair));
+      const __m256i x = _mm256_set1_epi32(pair);
+      for (int v = 0; v < nv; v++) c[r][v] = _mm256_add_epi32(c[r][v], _mm256_madd_epi16(x, b[v]));
+    }
+  }
+  for (int r = 0; r < rows; r++) {
+    for (int v = 0; v < nv; v++) {
+      _mm256_storeu_si256((__m256i*)(void*)(out + (size_t)r * (size_t)ldo + 8 * v), c[r][v]);
+    }
+  }
 }
 
-AVX512 void tvmd_cmsis_depthwise_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const float* image,
-                                        const int32_t* bias, int8_t* output) {
-  const size_t cp = (size_t)p->cp;
+AVX2_INLINE void row_block8(const int16_t* a, int32_t lda, int rows, int32_t pairs, const int32_t* w, int32_t ldw,
+                            int32_t* out) {
+  for (int32_t j = 0; j < ldw; j += 16) tile8(a, lda, rows, 2, pairs, w + j, ldw, out + j, ldw);
+}
+
+AVX2 void tvmd_cmsis_gemm_s16_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
+                                   int32_t ldw, int32_t* acc) {
+  const int32_t* w32 = (const int32_t*)(const void*)w;
+  int32_t r = 0;
+  for (; r + 4 <= m; r += 4) row_block8(a + (size_t)r * (size_t)lda, lda, 4, k_pairs, w32, ldw, acc + (size_t)r * ldw);
+  for (; r < m; r++) row_block8(a + (size_t)r * (size_t)lda, lda, 1, k_pairs, w32, ldw, acc + (size_t)r * ldw);
+}
+
+/* 8 lanes of tvmd_cmsis_requantize_bias_s8: requantize16 without mask
+ * registers (a compare gives -1 where the rounding adds 1). */
+AVX2_INLINE __m256i requantize8(__m256i x, __m256i multiplier, __m256i shift) {
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i left = _mm256_max_epi32(shift, zero);
+  const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
+  const __m256i a = _mm256_sllv_epi32(x, left);
+  const __m256i nudge = _mm256_set1_epi64x((int64_t)1 << 30);
+  const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(a, multiplier), nudge);
+  const __m256i odd = _mm256_add_epi64(
+      _mm256_mul_epi32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(multiplier, 32)), nudge);
+  const __m256i high = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), right), _mm256_set1_epi32(1));
+  const __m256i remainder = _mm256_and_si256(high, mask);
+  const __m256i threshold = _mm256_sub_epi32(_mm256_srai_epi32(mask, 1), _mm256_srai_epi32(high, 31));
+  const __m256i round_up = _mm256_cmpgt_epi32(remainder, threshold);
+  return _mm256_sub_epi32(_mm256_srav_epi32(high, right), round_up);
+}
+
+/* Bias (wrapping), requantization, output offset and clamp of 8 lanes. */
+AVX2_INLINE __m256i finish8(__m256i x, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                            const tvmd_cmsis_quant_t* q) {
+  if (bias != NULL) x = _mm256_add_epi32(x, _mm256_loadu_si256((const __m256i*)(const void*)bias));
+  __m256i y = requantize8(x, _mm256_loadu_si256((const __m256i*)(const void*)multiplier),
+                          _mm256_loadu_si256((const __m256i*)(const void*)shift));
+  y = _mm256_add_epi32(y, _mm256_set1_epi32(q->output_offset));
+  return _mm256_min_epi32(_mm256_max_epi32(y, _mm256_set1_epi32(q->act_min)), _mm256_set1_epi32(q->act_max));
+}
+
+/* The low bytes of 16 int32 lanes (y0: 0..7, y1: 8..15) in order, as
+ * _mm512_cvtepi32_epi8 stores them: a byte shuffle per 128-bit half, then a
+ * dword permute joins the halves. */
+AVX2_INLINE __m128i narrow16(__m256i y0, __m256i y1) {
+  const __m256i pick0 = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                         0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i pick1 = _mm256_setr_epi8(-1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
+                                         -1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i both = _mm256_or_si256(_mm256_shuffle_epi8(y0, pick0), _mm256_shuffle_epi8(y1, pick1));
+  return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(both, _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7)));
+}
+
+AVX2 void tvmd_cmsis_requantize_avx2(const int32_t* acc, const int32_t* bias, const int32_t* multiplier,
+                                     const int32_t* shift, int32_t n, const tvmd_cmsis_quant_t* q, int8_t* out) {
+  int32_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i y0 = finish8(_mm256_loadu_si256((const __m256i*)(const void*)(acc + i)), bias ? bias + i : NULL,
+                               multiplier + i, shift + i, q);
+    const __m256i y1 = finish8(_mm256_loadu_si256((const __m256i*)(const void*)(acc + i + 8)),
+                               bias ? bias + i + 8 : NULL, multiplier + i + 8, shift + i + 8, q);
+    _mm_storeu_si128((__m128i*)(void*)(out + i), narrow16(y0, y1));
+  }
+  if (i < n) {
+    /* The tail through zero-filled copies: no read or write past n. */
+    int32_t t_acc[16] = {0}, t_bias[16] = {0}, t_mult[16] = {0}, t_shift[16] = {0};
+    int8_t t_out[16];
+    const size_t left = (size_t)(n - i);
+    memcpy(t_acc, acc + i, left * sizeof(int32_t));
+    if (bias != NULL) memcpy(t_bias, bias + i, left * sizeof(int32_t));
+    memcpy(t_mult, multiplier + i, left * sizeof(int32_t));
+    memcpy(t_shift, shift + i, left * sizeof(int32_t));
+    const __m256i y0 = finish8(_mm256_loadu_si256((const __m256i*)(void*)t_acc), t_bias, t_mult, t_shift, q);
+    const __m256i y1 = finish8(_mm256_loadu_si256((const __m256i*)(void*)(t_acc + 8)), t_bias + 8, t_mult + 8,
+                               t_shift + 8, q);
+    _mm_storeu_si128((__m128i*)(void*)t_out, narrow16(y0, y1));
+    memcpy(out + i, t_out, left);
+  }
+}
+
+/* tile8 with 2 vectors (16 columns) whose sums are requantized in registers
+ * and written as int8: the first live columns of each row's out. */
+AVX2_INLINE void tile8_s8(const int16_t* a, int32_t lda, int rows, int32_t pairs, const int32_t* w, int32_t ldw,
+                          const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                          const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo, size_t live) {
+  __m256i c[4][2];
+  for (int r = 0; r < rows; r++) c[r][0] = c[r][1] = _mm256_setzero_si256();
+  for (int32_t p = 0; p < pairs; p++) {
+    const int32_t* wp = w + (size_t)p * (size_t)ldw;
+    const __m256i b0 = _mm256_loadu_si256((const __m256i*)(const void*)wp);
+    const __m256i b1 = _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8));
+    for (int r = 0; r < rows; r++) {
+      int32_t pair;
+      memcpy(&pair, a + (size_t)r * (size_t)lda + 2 * (size_t)p, sizeof(pair));
+      const __m256i x = _mm256_set1_epi32(pair);
+      c[r][0] = _mm256_add_epi32(c[r][0], _mm256_madd_epi16(x, b0));
+      c[r][1] = _mm256_add_epi32(c[r][1], _mm256_madd_epi16(x, b1));
+    }
+  }
+  for (int r = 0; r < rows; r++) {
+    const __m128i y = narrow16(finish8(c[r][0], bias, multiplier, shift, q),
+                               finish8(c[r][1], bias ? bias + 8 : NULL, multiplier + 8, shift + 8, q));
+    int8_t* dst = out + (size_t)r * (size_t)ldo;
+    if (live == 16) {
+      _mm_storeu_si128((__m128i*)(void*)dst, y);
+    } else {
+      int8_t t_out[16];
+      _mm_storeu_si128((__m128i*)(void*)t_out, y);
+      memcpy(dst, t_out, live);
+    }
+  }
+}
+
+/* tile8_s8 for a single row (FULLY_CONNECTED at batch 1): the pairs split
+ * over four accumulator sets, so four multiply-add chains overlap instead of
+ * one waiting on the previous (integer sums: any order gives the same). */
+AVX2_INLINE void row8_s8(const int16_t* a, int32_t pairs, const int32_t* w, int32_t ldw, const int32_t* bias,
+                         const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out,
+                         size_t live) {
+  __m256i c[4][2];
+  for (int k = 0; k < 4; k++) c[k][0] = c[k][1] = _mm256_setzero_si256();
+  int32_t p = 0;
+  for (; p + 4 <= pairs; p += 4) {
+    for (int k = 0; k < 4; k++) {
+      const int32_t* wp = w + (size_t)(p + k) * (size_t)ldw;
+      int32_t pair;
+      memcpy(&pair, a + 2 * (size_t)(p + k), sizeof(pair));
+      const __m256i x = _mm256_set1_epi32(pair);
+      c[k][0] = _mm256_add_epi32(c[k][0], _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)wp)));
+      c[k][1] = _mm256_add_epi32(c[k][1],
+                                 _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8))));
+    }
+  }
+  for (; p < pairs; p++) {
+    const int32_t* wp = w + (size_t)p * (size_t)ldw;
+    int32_t pair;
+    memcpy(&pair, a + 2 * (size_t)p, sizeof(pair));
+    const __m256i x = _mm256_set1_epi32(pair);
+    c[0][0] = _mm256_add_epi32(c[0][0], _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)wp)));
+    c[0][1] = _mm256_add_epi32(c[0][1], _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8))));
+  }
+  for (int v = 0; v < 2; v++) {
+    c[0][v] = _mm256_add_epi32(_mm256_add_epi32(c[0][v], c[1][v]), _mm256_add_epi32(c[2][v], c[3][v]));
+  }
+  const __m128i y = narrow16(finish8(c[0][0], bias, multiplier, shift, q),
+                             finish8(c[0][1], bias ? bias + 8 : NULL, multiplier + 8, shift + 8, q));
+  if (live == 16) {
+    _mm_storeu_si128((__m128i*)(void*)out, y);
+  } else {
+    int8_t t_out[16];
+    _mm_storeu_si128((__m128i*)(void*)t_out, y);
+    memcpy(out, t_out, live);
+  }
+}
+
+AVX2 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
+                                  int32_t ldw, int32_t n, const int32_t* bias, const int32_t* multiplier,
+                                  const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo) {
+  const int32_t* w32 = (const int32_t*)(const void*)w;
+  /* The last column block's requantization, zero-filled to 16 lanes. */
+  const int32_t full = n & ~15;
+  const size_t left = (size_t)(n - full);
+  int32_t t_bias[16] = {0}, t_mult[16] = {0}, t_shift[16] = {0};
+  if (left) {
+    if (bias != NULL) memcpy(t_bias, bias + full, left * sizeof(int32_t));
+    memcpy(t_mult, multiplier + full, left * sizeof(int32_t));
+    memcpy(t_shift, shift + full, left * sizeof(int32_t));
+  }
+  for (int32_t r = 0; r < m;) {
+    const int rows = m - r >= 4 ? 4 : 1;
+    const int16_t* ar = a + (size_t)r * (size_t)lda;
+    int8_t* o = out + (size_t)r * (size_t)ldo;
+    for (int32_t j = 0; j < full; j += 16) {
+      if (rows == 4) {
+        tile8_s8(ar, lda, 4, k_pairs, w32 + j, ldw, bias ? bias + j : NULL, multiplier + j, shift + j, q, o + j, ldo,
+                 16);
+      } else {
+        row8_s8(ar, k_pairs, w32 + j, ldw, bias ? bias + j : NULL, multiplier + j, shift + j, q, o + j, 16);
+      }
+    }
+    if (left) {
+      if (rows == 4) {
+        tile8_s8(ar, lda, 4, k_pairs, w32 + full, ldw, t_bias, t_mult, t_shift, q, o + full, ldo, left);
+      } else {
+        row8_s8(ar, k_pairs, w32 + full, ldw, t_bias, t_mult, t_shift, q, o + full, left);
+      }
+    }
+    r += rows;
+  }
+}
+
+/* The pair-interleaved depthwise weights (see depthwise_conv.c) of taps 2p
+ * and 2p + 1 for 16 channels multiplied with the two taps' inputs: the input
+ * bytes interleaved the same way, widened, the input offset added, then one
+ * vpmaddwd per 8 channels adds both taps' products. */
+AVX2_INLINE void tap_pair16(__m128i x0, __m128i x1, const int16_t* w, __m256i offset, __m256i* acc0, __m256i* acc1) {
+  const __m256i lo = _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1)), offset);
+  const __m256i hi = _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_unpackhi_epi8(x0, x1)), offset);
+  *acc0 = _mm256_add_epi32(*acc0, _mm256_madd_epi16(lo, _mm256_loadu_si256((const __m256i*)(const void*)w)));
+  *acc1 = _mm256_add_epi32(*acc1, _mm256_madd_epi16(hi, _mm256_loadu_si256((const __m256i*)(const void*)(w + 16))));
+}
+
+/* 16 input bytes of one tap from channel c0: a tap outside the image reads
+ * the input zero point, which the offset turns into exactly 0 (the taps the
+ * reference skips add nothing).  mask is ~0 inside the image, 0 outside,
+ * where src points at a vector of zero points. */
+AVX2_INLINE __m128i tap_bytes(const int8_t* src, size_t mask, size_t c0) {
+  return _mm_loadu_si128((const __m128i*)(const void*)(src + (c0 & mask)));
+}
+
+AVX2 void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
+                                    const int32_t* bias, int8_t* output) {
+  const size_t ch = (size_t)p->out_ch, cp = (size_t)p->cp;
+  const int32_t taps = p->filter_h * p->filter_w, pairs = (taps + 1) / 2;
+  const __m256i offset = _mm256_set1_epi16((int16_t)p->q.input_offset);
+  int8_t zero_points[16];
+  memset(zero_points, -p->q.input_offset, sizeof(zero_points));
+  /* The channel tail's requantization, zero-filled to 16 lanes once. */
+  const size_t full = ch & ~(size_t)15, left = ch - full;
+  int32_t t_bias[16] = {0}, t_mult[16] = {0}, t_shift[16] = {0};
+  if (left) {
+    if (bias != NULL) memcpy(t_bias, bias + full, left * sizeof(int32_t));
+    memcpy(t_mult, p->multiplier + full, left * sizeof(int32_t));
+    memcpy(t_shift, p->shift + full, left * sizeof(int32_t));
+  }
+  const int8_t* src[TVMD_CMSIS_DW_MAX_TAPS + 1];
+  size_t mask[TVMD_CMSIS_DW_MAX_TAPS + 1];
+  src[2 * pairs - 1] = zero_points; /* an odd last tap's partner (its weights are 0) */
+  mask[2 * pairs - 1] = 0;
   for (int32_t oy = 0; oy < p->out_h; oy++) {
     const int32_t iy0 = oy * p->stride_h - p->pad_h;
     for (int32_t ox = 0; ox < p->out_w; ox++) {
       const int32_t ix0 = ox * p->stride_w - p->pad_w;
-      /* The taps inside the image, as offsets into the image and the weights. */
-      int32_t taps[TVMD_CMSIS_K_CHUNK][2];
-      int32_t n = 0;
-      for (int32_t fy = 0; fy < p->filter_h; fy++) {
+      for (int32_t fy = 0, t = 0; fy < p->filter_h; fy++) {
         const int32_t iy = iy0 + fy * p->dilation_h;
-        if (iy < 0 || iy >= p->in_h) continue;
-        for (int32_t fx = 0; fx < p->filter_w; fx++) {
+        for (int32_t fx = 0; fx < p->filter_w; fx++, t++) {
           const int32_t ix = ix0 + fx * p->dilation_w;
-          if (ix < 0 || ix >= p->in_w) continue;
-          taps[n][0] = (iy * p->in_w + ix) * (int32_t)cp;
-          taps[n][1] = (fy * p->filter_w + fx) * (int32_t)cp;
-          n++;
+          const int inside = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
+          src[t] = inside ? input + ((size_t)iy * (size_t)p->in_w + (size_t)ix) * ch : zero_points;
+          mask[t] = inside ? ~(size_t)0 : 0;
         }
       }
-      int8_t* out = output + ((size_t)oy * (size_t)p->out_w + (size_t)ox) * (size_t)p->out_ch;
-      int32_t c0 = 0;
-      for (; c0 + 64 <= p->out_ch; c0 += 64) {
-        __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-        for (int32_t t = 0; t < n; t++) {
-          const float* x = image + taps[t][0] + c0;
-          const float* w = p->weights + taps[t][1] + c0;
-          s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x), _mm512_loadu_ps(w), s0);
-          s1 = _mm512_fmadd_ps(_mm512_loadu_ps(x + 16), _mm512_loadu_ps(w + 16), s1);
-          s2 = _mm512_fmadd_ps(_mm512_loadu_ps(x + 32), _mm512_loadu_ps(w + 32), s2);
-          s3 = _mm512_fmadd_ps(_mm512_loadu_ps(x + 48), _mm512_loadu_ps(w + 48), s3);
+      int8_t* out = output + ((size_t)oy * (size_t)p->out_w + (size_t)ox) * ch;
+      size_t c0 = 0;
+      for (; c0 < full; c0 += 16) {
+        __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0;
+        for (int32_t pr = 0; pr < pairs; pr++) {
+          tap_pair16(tap_bytes(src[2 * pr], mask[2 * pr], c0), tap_bytes(src[2 * pr + 1], mask[2 * pr + 1], c0),
+                     p->weights + ((size_t)pr * cp + c0) * 2, offset, &acc0, &acc1);
         }
-        const __m512 sums[4] = {s0, s1, s2, s3};
-        for (int v = 0; v < 4; v++) {
-          const int32_t c = c0 + 16 * v;
-          finish16(sums[v], bias ? bias + c : NULL, p->multiplier + c, p->shift + c, &p->q, (__mmask16)0xFFFF,
-                   out + c);
-        }
+        const __m256i y0 = finish8(acc0, bias ? bias + c0 : NULL, p->multiplier + c0, p->shift + c0, &p->q);
+        const __m256i y1 = finish8(acc1, bias ? bias + c0 + 8 : NULL, p->multiplier + c0 + 8, p->shift + c0 + 8,
+                                   &p->q);
+        _mm_storeu_si128((__m128i*)(void*)(out + c0), narrow16(y0, y1));
       }
-      for (; c0 < p->out_ch; c0 += 16) {
-        __m512 s0 = _mm512_setzero_ps();
-        for (int32_t t = 0; t < n; t++) {
-          s0 = _mm512_fmadd_ps(_mm512_loadu_ps(image + taps[t][0] + c0), _mm512_loadu_ps(p->weights + taps[t][1] + c0),
-                               s0);
+      if (left) {
+        /* The last channels through copies padded with zero points. */
+        __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0;
+        for (int32_t pr = 0; pr < pairs; pr++) {
+          int8_t x[2][16];
+          for (int k = 0; k < 2; k++) {
+            memcpy(x[k], zero_points, sizeof(x[k]));
+            if (mask[2 * pr + k]) memcpy(x[k], src[2 * pr + k] + full, left);
+          }
+          tap_pair16(_mm_loadu_si128((const __m128i*)(void*)x[0]), _mm_loadu_si128((const __m128i*)(void*)x[1]),
+                     p->weights + ((size_t)pr * cp + full) * 2, offset, &acc0, &acc1);
         }
-        const int32_t left = p->out_ch - c0;
-        const __mmask16 live = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
-        finish16(s0, bias ? bias + c0 : NULL, p->multiplier + c0, p->shift + c0, &p->q, live, out + c0);
+        int8_t t_out[16];
+        _mm_storeu_si128((__m128i*)(void*)t_out, narrow16(finish8(acc0, t_bias, t_mult, t_shift, &p->q),
+                                                          finish8(acc1, t_bias + 8, t_mult + 8, t_shift + 8, &p->q)));
+        memcpy(out + full, t_out, left);
       }
     }
   }

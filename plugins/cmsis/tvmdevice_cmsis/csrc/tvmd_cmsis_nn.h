@@ -54,6 +54,14 @@ void tvmd_cmsis_requantize_s8(const int32_t* acc, const int32_t* multiplier, con
  * Both compute identical values; this exists so tests can check both. */
 int tvmd_cmsis_set_simd(int enabled);
 
+/* Force one SIMD level: 0 the portable C, 1 x86-64 AVX2, 2 x86-64 AVX-512
+ * (F/BW).  Returns the level now used, or -1 (nothing changed) when the CPU
+ * lacks it.  All levels compute identical values; tests run each. */
+int tvmd_cmsis_set_simd_level(int level);
+
+/* The highest SIMD level this CPU runs (0 off x86-64). */
+int tvmd_cmsis_max_simd_level(void);
+
 #ifdef __cplusplus
 }
 #endif

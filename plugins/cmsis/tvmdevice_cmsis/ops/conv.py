@@ -4,8 +4,8 @@ The op data (geometry, padding, offsets, per-channel multipliers and shifts,
 activation range) is the core's :class:`tvmdevice.ops.conv.ConvData`.  Here
 the weights are rearranged, once, for the C loops: CONV_2D pair-interleaved
 for the int16 GEMM (``[groups * k_pairs, 2 * ldw]``), DEPTHWISE_CONV_2D as
-float32 ``[taps, cp]`` (exact: small integers), output channels zero padded
-to the kernels' blocks.
+int16 ``[tap pairs, cp, 2]`` (two taps of a channel side by side), output
+channels zero padded to the kernels' blocks.
 
 The M-profile packing (``-mcpu=cortex-m*``) keeps the int8 filter as the
 model has it: the kernels read it from their filter buffer, so prepare only
@@ -17,17 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 from tvmdevice.aot.ir import Graph, Operator
-from tvmdevice.errors import Refusal
 from tvmdevice.ops import ConvData
 
 from ..kernel_table import GEMM_COLS
 from . import _common as c
 
 __all__ = ["prepare_conv", "prepare_depthwise", "prepare_conv_m", "prepare_depthwise_m"]
-
-#: The depthwise kernel's float copy of the image (and its int32 offsets) must stay below this many values.
-_MAX_DEPTHWISE_IMAGE = 2**29
-
 
 def _check_geometry(data: ConvData) -> None:
     c.check_extent(data.in_h, data.out_h, data.stride_h, data.filter_h, data.dilation_h)
@@ -56,7 +51,7 @@ def _gemm_plan(data: ConvData, weights: np.ndarray, groups: int) -> c.KernelPlan
 
 
 def prepare_depthwise(graph: Graph, op: Operator, data: ConvData) -> c.KernelPlan:
-    """DEPTHWISE_CONV_2D: taps as float32 rows, or the GEMM for one input channel."""
+    """DEPTHWISE_CONV_2D: int16 tap pairs, or the GEMM for one input channel."""
     _check_geometry(data)
     kh, kw, out_ch = data.filter_h, data.filter_w, data.out_ch
     weights = c.constant(graph.tensor(op.inputs[1]), "filter").astype(np.int16).reshape(kh * kw, out_ch)
@@ -66,13 +61,20 @@ def prepare_depthwise(graph: Graph, op: Operator, data: ConvData) -> c.KernelPla
         # same sums, and runs on the GEMM instead of channel-vector loops.
         return _gemm_plan(data, np.ascontiguousarray(weights.T.reshape(out_ch, kh, kw, 1)), groups=1)
     c.check_accumulator(np.abs(weights.astype(np.int64)).sum(axis=0))
-    cp = c.padded(out_ch)
-    if data.in_h * data.in_w * cp >= _MAX_DEPTHWISE_IMAGE:
-        raise Refusal(f"a {data.in_h}x{data.in_w} image with {out_ch} output channels is too large for the "
-                      f"depthwise kernel's float image")
-    taps = np.zeros((kh * kw, cp), dtype=np.float32)
-    taps[:, :out_ch] = weights
-    return c.KernelPlan({"cp": cp, "q": data, "weights": taps})
+    return c.KernelPlan({"cp": c.padded(out_ch), "q": data, "weights": tap_pairs(weights)})
+
+
+def tap_pairs(taps: np.ndarray) -> np.ndarray:
+    """``[taps, out_ch]`` depthwise weights as int16 ``[(taps + 1) // 2, cp, 2]``.
+
+    Element ``[p, c, q]`` is ``taps[2 * p + q, c]``: two taps of one channel
+    side by side (what one 2 x 16-bit multiply-add consumes), zero where
+    ``c >= out_ch`` or ``2 * p + q >= taps``.
+    """
+    n, out_ch = taps.shape
+    full = np.zeros((n + (n & 1), c.padded(out_ch)), dtype=np.int16)
+    full[:n, :out_ch] = taps
+    return np.ascontiguousarray(full.reshape(-1, 2, full.shape[1]).transpose(0, 2, 1))
 
 
 def prepare_conv_m(graph: Graph, op: Operator, data: ConvData) -> c.KernelPlan:

@@ -1,0 +1,115 @@
+"""Each SIMD level of the host kernels, forced one at a time, is bit-exact with tflite-micro.
+
+The property tests (test_bit_exact_ops.py) already run every level this CPU
+has on small shapes; here each level is a test parameter (skipped, saying
+why, when the CPU lacks it) over the shapes that reach its vector loops:
+full 16-channel depthwise blocks with channel tails, wide and narrow GEMM
+tiles, requantization tails, and every int8 input pair of ADD, MUL,
+MAXIMUM and MINIMUM.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tvmdevice.aot.builder import single_op_model
+from tvmdevice.aot.frontend import load_tflite
+from tvmdevice.testing.oracle import tflm_run
+
+from conftest import assert_bit_exact, run_cmsis, simd_level_params, simd_path
+
+pytestmark = pytest.mark.parametrize("level", simd_level_params())
+
+
+@pytest.mark.parametrize("channels, stride, padding, dilation", [
+    (16, (1, 1), "SAME", (1, 1)), (37, (2, 2), "SAME", (1, 1)), (64, (1, 2), "VALID", (1, 1)),
+    (21, (1, 1), "SAME", (2, 2))])
+@pytest.mark.parametrize("input_zero_point", [-128, 3, 127])
+def test_depthwise_vector_blocks(level, channels, stride, padding, dilation, input_zero_point):
+    """Full 16-channel blocks and a tail; border taps read the zero point, which must add nothing."""
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=(2, 7, 6, channels), kernel=(3, 3), stride=stride,
+                            padding=padding, dilation=dilation, depth_multiplier=1, per_channel=True, bias=True,
+                            activation="RELU6", input_zero_point=input_zero_point, out_zero_point=-9, seed=channels)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("kernel", [(1, 1), (5, 5), (2, 3)])
+def test_depthwise_tap_counts(level, kernel):
+    """Even and odd tap counts (an odd last tap is paired with a zero-weight partner)."""
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=(1, 6, 6, 24), kernel=kernel, padding="SAME",
+                            depth_multiplier=1, per_channel=True, input_zero_point=-5, seed=1)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("filters, kernel", [(8, (1, 1)), (16, (1, 1)), (37, (3, 3)), (80, (1, 1)), (130, (3, 1))])
+def test_conv_gemm_tiles(level, filters, kernel):
+    """GEMM column counts below, at and past the 16-column block; pointwise and im2col inputs."""
+    model = single_op_model("CONV_2D", input_shape=(1, 5, 7, 12), filters=filters, kernel=kernel, padding="SAME",
+                            per_channel=True, bias=True, input_zero_point=-17, seed=filters)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("in_ch", [1, 7, 16, 33])
+def test_pointwise_conv_rows_widened_in_place(level, in_ch):
+    """1x1 stride-1 unpadded: input pixels widened straight into GEMM rows (odd depths get the pair padding)."""
+    model = single_op_model("CONV_2D", input_shape=(2, 3, 5, in_ch), filters=19, kernel=(1, 1), padding="VALID",
+                            per_channel=True, bias=True, input_zero_point=-100, seed=in_ch)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("batches, units", [(1, 10), (3, 16), (5, 33)])
+def test_fully_connected_gemm_rows(level, batches, units):
+    """Batch rows below and past the 4-row tile, column tails."""
+    model = single_op_model("FULLY_CONNECTED", input_shape=(batches, 27), units=units, activation="RELU",
+                            input_zero_point=9, seed=units)
+    assert_bit_exact(model, levels=[level])
+
+
+#: Every int8 pair once: input 1 runs slowly, input 2 fast (65,536 elements).
+PAIRS = (np.repeat(np.arange(-128, 128, dtype=np.int8), 256), np.tile(np.arange(-128, 128, dtype=np.int8), 256))
+
+#: (input scale, input zero point, input 2 scale, input 2 zero point, output scale, output zero point, activation).
+QUANT_SETS = [(0.05, 0, 0.05, 0, 0.1, 0, "NONE"), (0.0039, -128, 0.11, 17, 0.02, -3, "RELU"),
+              (0.2, 127, 0.013, -128, 0.5, 100, "RELU6"), (0.031, -5, 0.031, -5, 0.004, -128, "RELU_N1_TO_1")]
+
+
+def assert_inputs_bit_exact(model: bytes, inputs: list[np.ndarray], level: str) -> None:
+    """On ``level``, the cmsis-nn output for these ``inputs`` equals TFLM's, value for value."""
+    graph = load_tflite(model)
+    oracle = tflm_run(model, inputs).output(0)
+    with simd_path(level):
+        ours = run_cmsis(graph, inputs)
+    diff = np.flatnonzero(ours.reshape(-1) != oracle.reshape(-1))
+    assert diff.size == 0, (f"{level}: {diff.size} of {ours.size} values differ from TFLM; first for inputs "
+                            f"({inputs[0].reshape(-1)[diff[0]]}, {inputs[1].reshape(-1)[diff[0]]}): "
+                            f"{ours.reshape(-1)[diff[0]]} vs {oracle.reshape(-1)[diff[0]]}")
+
+
+@pytest.mark.parametrize("quant", QUANT_SETS, ids=[f"q{i}" for i in range(len(QUANT_SETS))])
+@pytest.mark.parametrize("op_type", ["ADD", "MUL"])
+def test_add_mul_every_input_pair(level, op_type, quant):
+    s1, z1, s2, z2, so, zo, activation = quant
+    model = single_op_model(op_type, input_shape=(PAIRS[0].size,), input_scale=s1, input_zero_point=z1,
+                            input2_shape=(PAIRS[1].size,), input2_scale=s2, input2_zero_point=z2,
+                            out_scale=so, out_zero_point=zo, activation=activation)
+    assert_inputs_bit_exact(model, list(PAIRS), level)
+
+
+@pytest.mark.parametrize("shape1, shape2", [((3, 37), (1, 37)), ((3, 37), (3, 1)), ((2, 3, 40), (1,)),
+                                            ((1,), (5, 33))])
+@pytest.mark.parametrize("op_type", ["ADD", "MUL"])
+def test_add_mul_broadcast_rows(level, op_type, shape1, shape2):
+    """Rows longer than one vector step with a tail, each operand contiguous or one repeated value."""
+    model = single_op_model(op_type, input_shape=shape1, input_scale=0.07, input_zero_point=-11,
+                            input2_shape=shape2, input2_scale=0.02, input2_zero_point=40, out_scale=0.09,
+                            out_zero_point=6)
+    rng = np.random.default_rng(len(shape1) + len(shape2))
+    inputs = [rng.integers(-128, 128, size=s, dtype=np.int8) for s in (shape1, shape2)]
+    assert_inputs_bit_exact(model, inputs, level)
+
+
+@pytest.mark.parametrize("op_type", ["MAXIMUM", "MINIMUM"])
+@pytest.mark.parametrize("size", [PAIRS[0].size, 77])
+def test_maximum_minimum_every_input_pair(level, op_type, size):
+    model = single_op_model(op_type, input_shape=(size,), input2_shape=(size,))
+    assert_inputs_bit_exact(model, [PAIRS[0][:size], PAIRS[1][::-1][:size].copy()], level)

@@ -1,0 +1,159 @@
+/*
+ * x86-64 AVX2 versions of the int8 elementwise kernels: ADD and MUL (16
+ * elements per step, the requantizations on 8 int32 lanes each) and
+ * MAXIMUM/MINIMUM (32 bytes per step).  Beside the portable C of
+ * elementwise.c and minmax.c, chosen at run time (tvmd_cmsis_simd_level) so
+ * one build runs on any x86-64; firmware builds compile none of it.  Values
+ * are identical to the portable path's; tests run both over every input pair.
+ */
+#include "internal.h"
+
+#if TVMD_CMSIS_X86
+
+#include <immintrin.h>
+#include <string.h>
+
+#define AVX2 __attribute__((target("avx2")))
+#define AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
+
+/* tvmd_multiply_by_quantized_multiplier on 8 lanes with one multiplier and
+ * shift (simd_x86.c's requantize8 with the per-lane vectors broadcast). */
+AVX2_INLINE __m256i requantize8(__m256i x, __m256i multiplier, __m256i left, __m256i right, __m256i mask,
+                                __m256i half_mask) {
+  const __m256i a = _mm256_sllv_epi32(x, left);
+  const __m256i nudge = _mm256_set1_epi64x((int64_t)1 << 30);
+  const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(a, multiplier), nudge);
+  const __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), multiplier), nudge);
+  const __m256i high = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  const __m256i remainder = _mm256_and_si256(high, mask);
+  const __m256i threshold = _mm256_sub_epi32(half_mask, _mm256_srai_epi32(high, 31));
+  return _mm256_sub_epi32(_mm256_srav_epi32(high, right), _mm256_cmpgt_epi32(remainder, threshold));
+}
+
+/* One multiplier and shift, prepared once per call. */
+typedef struct {
+  __m256i multiplier, left, right, mask, half_mask;
+} quant8_t;
+
+AVX2_INLINE quant8_t quant8(int32_t multiplier, int32_t shift) {
+  quant8_t q;
+  const int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  const uint32_t mask = right >= 32 ? 0xFFFFFFFFu : (uint32_t)((1ull << right) - 1u);
+  q.multiplier = _mm256_set1_epi32(multiplier);
+  q.left = _mm256_set1_epi32(left);
+  q.right = _mm256_set1_epi32(right);
+  q.mask = _mm256_set1_epi32((int32_t)mask);
+  q.half_mask = _mm256_set1_epi32((int32_t)(mask >> 1));
+  return q;
+}
+
+AVX2_INLINE __m256i apply(__m256i x, const quant8_t* q) {
+  return requantize8(x, q->multiplier, q->left, q->right, q->mask, q->half_mask);
+}
+
+/* The low bytes of 16 int32 lanes, in order (values already clamped to int8). */
+AVX2_INLINE __m128i narrow16(__m256i y0, __m256i y1) {
+  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(y0, y1), 0xD8);
+  return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+}
+
+/* 16 int8 of one operand as two vectors of 8 int32: contiguous (stride 1) or
+ * one value repeated (stride 0). */
+AVX2_INLINE void widen16(const int8_t* x, int32_t stride, __m256i* lo, __m256i* hi) {
+  if (stride == 0) {
+    *lo = *hi = _mm256_set1_epi32(x[0]);
+  } else {
+    const __m128i v = _mm_loadu_si128((const __m128i*)(const void*)x);
+    *lo = _mm256_cvtepi8_epi32(v);
+    *hi = _mm256_cvtepi8_epi32(_mm_srli_si128(v, 8));
+  }
+}
+
+typedef struct {
+  quant8_t q1, q2, qo;
+  __m256i off1, off2, out_off, lo, hi;
+  __m128i left_shift;
+  int is_add;
+} elementwise8_t;
+
+AVX2_INLINE __m128i step16(const elementwise8_t* e, const int8_t* x, int32_t s1, const int8_t* y, int32_t s2) {
+  __m256i a[2], b[2], r[2];
+  widen16(x, s1, &a[0], &a[1]);
+  widen16(y, s2, &b[0], &b[1]);
+  for (int h = 0; h < 2; h++) {
+    const __m256i u = _mm256_add_epi32(a[h], e->off1), v = _mm256_add_epi32(b[h], e->off2);
+    __m256i raw;
+    if (e->is_add) {
+      const __m256i su = apply(_mm256_sll_epi32(u, e->left_shift), &e->q1);
+      const __m256i sv = apply(_mm256_sll_epi32(v, e->left_shift), &e->q2);
+      raw = apply(_mm256_add_epi32(su, sv), &e->qo);
+    } else {
+      raw = apply(_mm256_mullo_epi32(u, v), &e->qo);
+    }
+    r[h] = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(raw, e->out_off), e->lo), e->hi);
+  }
+  return narrow16(r[0], r[1]);
+}
+
+/* One row of n outputs; the last partial step through zero-filled copies. */
+AVX2_INLINE void row(const elementwise8_t* e, const int8_t* x, int32_t s1, const int8_t* y, int32_t s2, int32_t n,
+                     int8_t* out) {
+  int32_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm_storeu_si128((__m128i*)(void*)(out + i), step16(e, x + (size_t)i * (size_t)s1, s1, y + (size_t)i * (size_t)s2, s2));
+  }
+  if (i < n) {
+    const size_t left = (size_t)(n - i);
+    int8_t tx[16] = {0}, ty[16] = {0}, to[16];
+    memcpy(tx, x + (size_t)i * (size_t)s1, s1 ? left : 1);
+    memcpy(ty, y + (size_t)i * (size_t)s2, s2 ? left : 1);
+    _mm_storeu_si128((__m128i*)(void*)to, step16(e, tx, s1, ty, s2));
+    memcpy(out + i, to, left);
+  }
+}
+
+AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int is_add, const int8_t* in1,
+                                        const int8_t* in2, int8_t* out) {
+  const int32_t last = p->ndim - 1;
+  const int32_t inner = p->out_shape[last];
+  const int32_t s1 = p->in1_strides[last], s2 = p->in2_strides[last];
+  if ((s1 != 0 && s1 != 1) || (s2 != 0 && s2 != 1)) return 0;
+  elementwise8_t e;
+  e.is_add = is_add;
+  e.q1 = quant8(p->input1_multiplier, p->input1_shift);
+  e.q2 = quant8(p->input2_multiplier, p->input2_shift);
+  e.qo = quant8(p->output_multiplier, p->output_shift);
+  e.off1 = _mm256_set1_epi32(p->input1_offset);
+  e.off2 = _mm256_set1_epi32(p->input2_offset);
+  e.out_off = _mm256_set1_epi32(p->output_offset);
+  e.lo = _mm256_set1_epi32(p->act_min);
+  e.hi = _mm256_set1_epi32(p->act_max);
+  e.left_shift = _mm_cvtsi32_si128(p->left_shift);
+  /* The outer dimensions walked as broadcast.h's odometer does. */
+  int32_t index[TVMD_CMSIS_MAX_DIMS] = {0};
+  size_t o1 = 0, o2 = 0;
+  for (size_t base = 0; base < (size_t)p->size; base += (size_t)inner) {
+    row(&e, in1 + o1, s1, in2 + o2, s2, inner, out + base);
+    for (int32_t d = last - 1; d >= 0; d--) {
+      o1 += (size_t)p->in1_strides[d];
+      o2 += (size_t)p->in2_strides[d];
+      if (++index[d] < p->out_shape[d]) break;
+      o1 -= (size_t)p->in1_strides[d] * (size_t)p->out_shape[d];
+      o2 -= (size_t)p->in2_strides[d] * (size_t)p->out_shape[d];
+      index[d] = 0;
+    }
+  }
+  return 1;
+}
+
+AVX2 void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, const int8_t* b, int32_t n, int is_max, int8_t* out) {
+  int32_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256i x = _mm256_loadu_si256((const __m256i*)(const void*)(a + i));
+    const __m256i y = _mm256_loadu_si256((const __m256i*)(const void*)(b + i));
+    _mm256_storeu_si256((__m256i*)(void*)(out + i), is_max ? _mm256_max_epi8(x, y) : _mm256_min_epi8(x, y));
+  }
+  for (; i < n; i++) out[i] = is_max ? (a[i] > b[i] ? a[i] : b[i]) : (a[i] < b[i] ? a[i] : b[i]);
+}
+
+#endif /* TVMD_CMSIS_X86 */
