@@ -22,6 +22,7 @@ import pytest
 import tvmdevice
 from tvmdevice import firmware
 from tvmdevice.export import EXPORT_CPUS, DeviceSources
+from tvmdevice.testing.oracle import tflm_run
 
 from tvmdevice_cmsis import kernels
 from tvmdevice_cmsis.device import DEVICE_TYPE
@@ -220,6 +221,45 @@ def test_issue12_kernel_in_firmware_gives_the_python_executor_s_bytes(tmp_path, 
     srcs, includes = _layout(tmp_path, _contribution(cpu))
     main = tmp_path / "main.c"
     main.write_text(_program(call, firmware_arrays, call.name))
+    image = firmware.build([main, *srcs], includes, cpu, tmp_path / "build", name=f"cmsis-{operator}")
+    result = firmware.run(image, ["out.bin"], cwd=tmp_path, timeout=120)
+    assert result.status == 0, f"status {result.status}: {result.stderr}"
+    got = (tmp_path / "out.bin").read_bytes()
+    assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
+
+
+# The families whose M-profile paths sit beside the portable C (mprofile.h): shapes that reach
+# the vector body and the tails (Helium: 4 int32 / 16 int8 lanes per step; DSP: 4 values per word),
+# broadcasts along and across the innermost dimension, activation clamps.
+Z = {"input_zero_point": -5, "input2_zero_point": 9}
+MPROFILE_OPERATORS = {
+    "add_flat": ("ADD", dict(Z, input_shape=(1, 4, 5, 7), input2_shape=(1, 4, 5, 7), input2_scale=0.07,
+                             activation="RELU")),
+    "add_broadcast": ("ADD", dict(Z, input_shape=(1, 3, 4, 7), input2_shape=(1, 1, 4, 1), input2_scale=0.05,
+                                  activation="RELU6")),
+    "add_channel": ("ADD", dict(input_shape=(2, 3, 11), input2_shape=(11,), input2_scale=0.03, input_zero_point=11)),
+    "mul_flat": ("MUL", dict(Z, input_shape=(2, 71), input2_shape=(2, 71), out_scale=0.5)),
+    "mul_broadcast": ("MUL", dict(Z, input_shape=(1, 3, 4, 7), input2_shape=(1, 3, 1, 7), input2_scale=0.01,
+                                  out_scale=0.02, activation="RELU")),
+    "mul_scalar": ("MUL", dict(input_shape=(1, 5, 7), input2_shape=(1, 1, 1), input2_scale=0.01, out_scale=0.03,
+                               activation="RELU6")),
+}
+
+
+@pytest.mark.parametrize("operator", list(MPROFILE_OPERATORS))
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4", "cortex-m3"])
+def test_m_profile_path_in_firmware_gives_tflite_micro_s_bytes(tmp_path, cpu, operator):
+    """Helium on M55, DSP on M4, plain C on M3: each equals tflite-micro's output, byte for byte."""
+    _require(cpu)
+    op_type, params = MPROFILE_OPERATORS[operator]
+    model, graph = single(op_type, **params)
+    call = kernels.prepare(graph, graph.operators[0], mcpu=OPTIONS["mcpu"])
+    inputs = random_inputs(graph, 3)
+    expected = tflm_run(model, inputs).output(0).tobytes()
+    arrays = op_arrays(graph, inputs)
+    srcs, includes = _layout(tmp_path, _contribution(cpu))
+    main = tmp_path / "main.c"
+    main.write_text(_program(call, arrays, call.name))
     image = firmware.build([main, *srcs], includes, cpu, tmp_path / "build", name=f"cmsis-{operator}")
     result = firmware.run(image, ["out.bin"], cwd=tmp_path, timeout=120)
     assert result.status == 0, f"status {result.status}: {result.stderr}"
