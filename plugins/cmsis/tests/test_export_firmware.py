@@ -243,6 +243,13 @@ MPROFILE_OPERATORS = {
                                   out_scale=0.02, activation="RELU")),
     "mul_scalar": ("MUL", dict(input_shape=(1, 5, 7), input2_shape=(1, 1, 1), input2_scale=0.01, out_scale=0.03,
                                activation="RELU6")),
+    # 21 channels: one full 16-lane group and a tail (MVE), five words and a tail (DSP); SAME clips windows.
+    "max_pool": ("MAX_POOL_2D", dict(input_shape=(1, 9, 8, 21), pool=3, stride=2, padding="SAME",
+                                     activation="RELU6", input_zero_point=-3)),
+    "avg_pool": ("AVERAGE_POOL_2D", dict(input_shape=(1, 9, 8, 21), pool=3, stride=2, padding="SAME",
+                                         activation="RELU", input_zero_point=4)),
+    # 289 taps: past the DSP path's int16 sums, the plain loop on M4.
+    "avg_pool_289_taps": ("AVERAGE_POOL_2D", dict(input_shape=(1, 17, 17, 6), pool=17, stride=1, padding="VALID")),
 }
 
 
