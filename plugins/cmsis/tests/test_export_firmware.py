@@ -250,6 +250,15 @@ MPROFILE_OPERATORS = {
                                          activation="RELU", input_zero_point=4)),
     # 289 taps: past the DSP path's int16 sums, the plain loop on M4.
     "avg_pool_289_taps": ("AVERAGE_POOL_2D", dict(input_shape=(1, 17, 17, 6), pool=17, stride=1, padding="VALID")),
+    "maximum_flat": ("MAXIMUM", dict(input_shape=(1, 4, 5, 7), input2_shape=(1, 4, 5, 7))),
+    "minimum_broadcast": ("MINIMUM", dict(input_shape=(1, 3, 4, 19), input2_shape=(1, 3, 1, 19))),
+    "maximum_broadcast_channel": ("MAXIMUM", dict(input_shape=(2, 3, 4, 21), input2_shape=(1, 3, 4, 1))),
+    # Runs of 2 (element by element), 13 contiguous (one copy), 37 and 21 strided (MVE gathers and tails).
+    "transpose_reverse": ("TRANSPOSE", dict(input_shape=(2, 3, 5, 11))),
+    "transpose_contiguous_runs": ("TRANSPOSE", dict(input_shape=(2, 7, 5, 13), perm=[0, 2, 1, 3])),
+    "transpose_strided_runs": ("TRANSPOSE", dict(input_shape=(3, 37), perm=[1, 0])),
+    "transpose_s16_strided_runs": ("TRANSPOSE", dict(input_shape=(2, 3, 21, 5), perm=[0, 1, 3, 2],
+                                                     input_dtype="int16", input_scale=0.0005)),
 }
 
 

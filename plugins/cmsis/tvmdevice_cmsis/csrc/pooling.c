@@ -109,12 +109,6 @@ static void avg_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_par
 }
 
 #else /* TVMD_CMSIS_DSP */
-/* Bytewise max of two words of four int8: SSUB8 sets GE per byte where a >= b, SEL takes those from a. */
-static inline uint32_t max_s8x4(uint32_t a, uint32_t b) {
-  (void)__ssub8((int8x4_t)a, (int8x4_t)b);
-  return (uint32_t)__sel((int8x4_t)a, (int8x4_t)b);
-}
-
 static void max_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_params_t* p) {
   const uint32_t lo = (uint8_t)p->act_min * 0x01010101u, hi = (uint8_t)p->act_max * 0x01010101u;
   int32_t c = 0;
@@ -122,10 +116,9 @@ static void max_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_par
     uint32_t m = 0x80808080u; /* -128 in every byte */
     for (int32_t r = 0; r < w->rows; r++) {
       const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
-      for (int32_t k = 0; k < w->cols; k++, src += w->ch) m = max_s8x4(m, tvmd_cmsis_read_s8x4(src));
+      for (int32_t k = 0; k < w->cols; k++, src += w->ch) m = tvmd_cmsis_max_s8x4(m, tvmd_cmsis_read_s8x4(src));
     }
-    m = max_s8x4(m, lo);
-    m = ~max_s8x4(~m, ~hi); /* min(m, hi): ~x reverses the signed order of bytes */
+    m = tvmd_cmsis_min_s8x4(tvmd_cmsis_max_s8x4(m, lo), hi);
     memcpy(out + c, &m, sizeof m);
   }
   for (; c < w->ch; c++) {
