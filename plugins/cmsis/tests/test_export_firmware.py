@@ -259,6 +259,12 @@ MPROFILE_OPERATORS = {
     "transpose_strided_runs": ("TRANSPOSE", dict(input_shape=(3, 37), perm=[1, 0])),
     "transpose_s16_strided_runs": ("TRANSPOSE", dict(input_shape=(2, 3, 21, 5), perm=[0, 1, 3, 2],
                                                      input_dtype="int16", input_scale=0.0005)),
+    # Rows of 41 and 39 (4-lane tails); a scale of 1.0 leaves most entries past diff_min (whole steps skipped);
+    # 600 entries: a sum far above one; int8 -> int16 shares the rows.
+    "softmax": ("SOFTMAX", dict(input_shape=(2, 41), input_scale=0.1)),
+    "softmax_past_diff_min": ("SOFTMAX", dict(input_shape=(3, 13), input_scale=1.0)),
+    "softmax_600": ("SOFTMAX", dict(input_shape=(1, 600), input_scale=0.02)),
+    "softmax_s8_s16": ("SOFTMAX", dict(input_shape=(2, 39), input_scale=0.1, out_dtype="int16")),
 }
 
 
