@@ -259,7 +259,7 @@ def _extreme_inputs(graph, seed: int) -> list[np.ndarray]:
 # The int16x8 (and further) families with M-profile paths (MVE, DSP, plain C): shapes that reach
 # every vector body and tail (MVE: 8 int16 lanes; DSP: 4 values per step, 2 rows per pass),
 # per-channel and per-tensor quantization, activation clamps, int16 extremes.
-MPROFILE_OPERATORS = {
+MPROFILE_DOT_OPERATORS = {
     # depth 37 = 4 MVE steps + 5 tail lanes, 9 DSP steps + 1; 7 channels = 3 pairs + a lone one
     "fully_connected_s16_tails": ("FULLY_CONNECTED", dict(I16, input_shape=(2, 37), units=7, per_channel=True,
                                                           activation="RELU")),
@@ -320,9 +320,9 @@ MPROFILE_RECURRENT = {
 }
 
 
-@pytest.mark.parametrize("operator", [*MPROFILE_OPERATORS, *MPROFILE_RECURRENT])
+@pytest.mark.parametrize("operator", [*MPROFILE_DOT_OPERATORS, *MPROFILE_RECURRENT])
 @pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4", "cortex-m3"])
-def test_m_profile_paths_give_tflite_micro_s_bytes(tmp_path, cpu, operator):
+def test_m_profile_dot_product_paths_give_tflite_micro_s_bytes(tmp_path, cpu, operator):
     """Helium on M55, DSP on M4, plain C on M3: the Python executor's bytes, which are TFLM's (one run
     from the variable tensors' reset values)."""
     _require(cpu)
@@ -330,7 +330,7 @@ def test_m_profile_paths_give_tflite_micro_s_bytes(tmp_path, cpu, operator):
         model = MPROFILE_RECURRENT[operator]()
         graph = load_tflite(model)
     else:
-        op_type, params = MPROFILE_OPERATORS[operator]
+        op_type, params = MPROFILE_DOT_OPERATORS[operator]
         model, graph = single(op_type, **params)
     call = kernels.prepare(graph, graph.operators[0], mcpu=OPTIONS["mcpu"])
     inputs = _extreme_inputs(graph, 5)
@@ -345,4 +345,58 @@ def test_m_profile_paths_give_tflite_micro_s_bytes(tmp_path, cpu, operator):
     assert np.array_equal(arrays[-1], oracle.reshape(arrays[-1].shape)), f"{operator}: host differs from TFLM"
     got, _ = _run_one_kernel(tmp_path, cpu, call, start, operator, variables)
     expected = arrays[-1].tobytes()
+    assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
+
+
+# The families whose M-profile paths sit beside the portable C (mprofile.h): shapes that reach
+# the vector body and the tails (Helium: 4 int32 / 16 int8 lanes per step; DSP: 4 values per word),
+# broadcasts along and across the innermost dimension, activation clamps.
+Z = {"input_zero_point": -5, "input2_zero_point": 9}
+MPROFILE_OPERATORS = {
+    "add_flat": ("ADD", dict(Z, input_shape=(1, 4, 5, 7), input2_shape=(1, 4, 5, 7), input2_scale=0.07,
+                             activation="RELU")),
+    "add_broadcast": ("ADD", dict(Z, input_shape=(1, 3, 4, 7), input2_shape=(1, 1, 4, 1), input2_scale=0.05,
+                                  activation="RELU6")),
+    "add_channel": ("ADD", dict(input_shape=(2, 3, 11), input2_shape=(11,), input2_scale=0.03, input_zero_point=11)),
+    "mul_flat": ("MUL", dict(Z, input_shape=(2, 71), input2_shape=(2, 71), out_scale=0.5)),
+    "mul_broadcast": ("MUL", dict(Z, input_shape=(1, 3, 4, 7), input2_shape=(1, 3, 1, 7), input2_scale=0.01,
+                                  out_scale=0.02, activation="RELU")),
+    "mul_scalar": ("MUL", dict(input_shape=(1, 5, 7), input2_shape=(1, 1, 1), input2_scale=0.01, out_scale=0.03,
+                               activation="RELU6")),
+    # 21 channels: one full 16-lane group and a tail (MVE), five words and a tail (DSP); SAME clips windows.
+    "max_pool": ("MAX_POOL_2D", dict(input_shape=(1, 9, 8, 21), pool=3, stride=2, padding="SAME",
+                                     activation="RELU6", input_zero_point=-3)),
+    "avg_pool": ("AVERAGE_POOL_2D", dict(input_shape=(1, 9, 8, 21), pool=3, stride=2, padding="SAME",
+                                         activation="RELU", input_zero_point=4)),
+    # 289 taps: past the DSP path's int16 sums, the plain loop on M4.
+    "avg_pool_289_taps": ("AVERAGE_POOL_2D", dict(input_shape=(1, 17, 17, 6), pool=17, stride=1, padding="VALID")),
+    "maximum_flat": ("MAXIMUM", dict(input_shape=(1, 4, 5, 7), input2_shape=(1, 4, 5, 7))),
+    "minimum_broadcast": ("MINIMUM", dict(input_shape=(1, 3, 4, 19), input2_shape=(1, 3, 1, 19))),
+    "maximum_broadcast_channel": ("MAXIMUM", dict(input_shape=(2, 3, 4, 21), input2_shape=(1, 3, 4, 1))),
+    # Runs of 2 (element by element), 13 contiguous (one copy), 37 and 21 strided (MVE gathers and tails).
+    "transpose_reverse": ("TRANSPOSE", dict(input_shape=(2, 3, 5, 11))),
+    "transpose_contiguous_runs": ("TRANSPOSE", dict(input_shape=(2, 7, 5, 13), perm=[0, 2, 1, 3])),
+    "transpose_strided_runs": ("TRANSPOSE", dict(input_shape=(3, 37), perm=[1, 0])),
+    "transpose_s16_strided_runs": ("TRANSPOSE", dict(input_shape=(2, 3, 21, 5), perm=[0, 1, 3, 2],
+                                                     input_dtype="int16", input_scale=0.0005)),
+    # Rows of 41 and 39 (4-lane tails); a scale of 1.0 leaves most entries past diff_min (whole steps skipped);
+    # 600 entries: a sum far above one; int8 -> int16 shares the rows.
+    "softmax": ("SOFTMAX", dict(input_shape=(2, 41), input_scale=0.1)),
+    "softmax_past_diff_min": ("SOFTMAX", dict(input_shape=(3, 13), input_scale=1.0)),
+    "softmax_600": ("SOFTMAX", dict(input_shape=(1, 600), input_scale=0.02)),
+    "softmax_s8_s16": ("SOFTMAX", dict(input_shape=(2, 39), input_scale=0.1, out_dtype="int16")),
+}
+
+
+@pytest.mark.parametrize("operator", list(MPROFILE_OPERATORS))
+@pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4", "cortex-m3"])
+def test_m_profile_path_in_firmware_gives_tflite_micro_s_bytes(tmp_path, cpu, operator):
+    """Helium on M55, DSP on M4, plain C on M3: each equals tflite-micro's output, byte for byte."""
+    _require(cpu)
+    op_type, params = MPROFILE_OPERATORS[operator]
+    model, graph = single(op_type, **params)
+    call = kernels.prepare(graph, graph.operators[0], mcpu=OPTIONS["mcpu"])
+    inputs = random_inputs(graph, 3)
+    expected = tflm_run(model, inputs).output(0).tobytes()
+    got, _ = _run_one_kernel(tmp_path, cpu, call, op_arrays(graph, inputs), operator)
     assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"

@@ -36,4 +36,28 @@
     }                                                                                            \
   } while (0)
 
+/* The same walk a run at a time: row(a, a_step, b, b_step, out, n, p) writes
+ * out[i] = op(a[i * a_step], b[i * b_step]) for i < n, where a step is 1
+ * (the input runs along the innermost dimension) or 0 (it is broadcast
+ * there); the M-profile kernels vectorize the run. */
+#define TVMD_CMSIS_BROADCAST_ROWS(row)                                                           \
+  do {                                                                                           \
+    const int32_t last = p->ndim - 1;                                                            \
+    const int32_t inner = p->out_shape[last];                                                    \
+    const int32_t s1 = p->in1_strides[last], s2 = p->in2_strides[last];                          \
+    int32_t index[TVMD_CMSIS_MAX_DIMS] = {0};                                                    \
+    size_t o1 = 0, o2 = 0;                                                                       \
+    for (size_t base = 0; base < (size_t)p->size; base += (size_t)inner) {                       \
+      row(in1 + o1, s1, in2 + o2, s2, out + base, inner, p);                                     \
+      for (int32_t d = last - 1; d >= 0; d--) {                                                  \
+        o1 += (size_t)p->in1_strides[d];                                                         \
+        o2 += (size_t)p->in2_strides[d];                                                         \
+        if (++index[d] < p->out_shape[d]) break;                                                 \
+        o1 -= (size_t)p->in1_strides[d] * (size_t)p->out_shape[d];                               \
+        o2 -= (size_t)p->in2_strides[d] * (size_t)p->out_shape[d];                               \
+        index[d] = 0;                                                                            \
+      }                                                                                          \
+    }                                                                                            \
+  } while (0)
+
 #endif /* TVMD_CMSIS_BROADCAST_H_ */

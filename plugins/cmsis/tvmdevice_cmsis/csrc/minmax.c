@@ -3,8 +3,15 @@
  * (TFLM's raw comparison, no requantization).  Equal shapes run as one flat
  * pass; broadcasting walks the output's [n, h, w, c] dims, an input of
  * extent 1 along a dimension repeating its value.
+ *
+ * On a Cortex-M (mprofile.h) the walk goes a run of the innermost dimension
+ * at a time (the whole tensor when the shapes are equal), an input of extent
+ * 1 there repeating one value: Helium (MVE) sixteen lanes per VMAX / VMIN,
+ * the last step tail-predicated; DSP four bytes per word (SSUB8, SEL);
+ * plain C (Cortex-M0/M3, the host) element by element, below.
  */
 #include "internal.h"
+#include "mprofile.h"
 
 static size_t offset4(const int32_t* dims, int32_t n, int32_t h, int32_t w, int32_t c) {
   /* A dimension of extent 1 contributes index 0: broadcasting. */
@@ -12,6 +19,50 @@ static size_t offset4(const int32_t* dims, int32_t n, int32_t h, int32_t w, int3
                 ic = dims[3] == 1 ? 0 : c;
   return (((size_t)in * (size_t)dims[1] + (size_t)ih) * (size_t)dims[2] + (size_t)iw) * (size_t)dims[3] + (size_t)ic;
 }
+
+#if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
+/* out[i] = max or min of a[i * sa] and b[i * sb], i < n (steps 0 or 1). */
+static void run_m(const int8_t* a, int32_t sa, const int8_t* b, int32_t sb, int8_t* out, int32_t n, int is_max) {
+  int32_t i = 0;
+#if TVMD_CMSIS_MVE
+  const int8x16_t ca = vdupq_n_s8(a[0]), cb = vdupq_n_s8(b[0]);
+  for (; i < n; i += 16) {
+    const mve_pred16_t t = vctp8q((uint32_t)(n - i));
+    const int8x16_t x = sa ? vldrbq_z_s8(a + i, t) : ca, y = sb ? vldrbq_z_s8(b + i, t) : cb;
+    vstrbq_p_s8(out + i, is_max ? vmaxq_s8(x, y) : vminq_s8(x, y), t);
+  }
+#else
+  const uint32_t ca = (uint8_t)a[0] * 0x01010101u, cb = (uint8_t)b[0] * 0x01010101u;
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t x = sa ? tvmd_cmsis_read_s8x4(a + i) : ca, y = sb ? tvmd_cmsis_read_s8x4(b + i) : cb;
+    const uint32_t r = is_max ? tvmd_cmsis_max_s8x4(x, y) : tvmd_cmsis_min_s8x4(x, y);
+    memcpy(out + i, &r, sizeof r);
+  }
+  for (; i < n; i++) {
+    const int8_t x = a[i * sa], y = b[i * sb];
+    out[i] = is_max ? (x > y ? x : y) : (x < y ? x : y);
+  }
+#endif
+}
+
+/* The whole operator as runs of the innermost dimension. */
+static void minmax_m(const tvmd_cmsis_minmax_params_t* p, const int8_t* a, const int8_t* b, int8_t* out,
+                     int is_max) {
+  const int32_t* d = p->dims;
+  if (memcmp(p->in1_dims, d, sizeof p->dims) == 0 && memcmp(p->in2_dims, d, sizeof p->dims) == 0) {
+    run_m(a, 1, b, 1, out, p->size, is_max);
+    return;
+  }
+  const int32_t sa = p->in1_dims[3] == 1 ? 0 : 1, sb = p->in2_dims[3] == 1 ? 0 : 1;
+  for (int32_t n = 0; n < d[0]; ++n) {
+    for (int32_t h = 0; h < d[1]; ++h) {
+      for (int32_t w = 0; w < d[2]; ++w, out += d[3]) {
+        run_m(a + offset4(p->in1_dims, n, h, w, 0), sa, b + offset4(p->in2_dims, n, h, w, 0), sb, out, d[3], is_max);
+      }
+    }
+  }
+}
+#endif
 
 static int32_t minmax(const void* params, void* const* buffers, void* resource_handle, uint32_t kind) {
   const tvmd_cmsis_minmax_params_t* p = (const tvmd_cmsis_minmax_params_t*)params;
@@ -23,6 +74,10 @@ static int32_t minmax(const void* params, void* const* buffers, void* resource_h
   const int32_t status = tvmd_cmsis_enter(resource_handle, kind, 0);
   if (status != TVMD_OK) return status;
   const int is_max = kind == TVMD_CMSIS_KIND_MAXIMUM;
+#if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
+  minmax_m(p, a, b, out, is_max);
+  return TVMD_OK;
+#endif
   const int32_t* d = p->dims;
   if (d[0] == 1 && d[1] == 1 && d[2] == 1 && p->in1_dims[3] == d[3] && p->in2_dims[3] == d[3]) {
 #if TVMD_CMSIS_X86

@@ -107,6 +107,20 @@ static inline int8_t tvmd_cmsis_out_1(int32_t acc, const int32_t* bias, int32_t 
   return (int8_t)v;
 }
 
+#if TVMD_CMSIS_DSP
+/* Bytewise max / min of two words of four int8: SSUB8 sets the GE flag of
+ * each byte where a >= b, SEL takes those bytes from its first operand. */
+static inline uint32_t tvmd_cmsis_max_s8x4(uint32_t a, uint32_t b) {
+  (void)__ssub8((int8x4_t)a, (int8x4_t)b);
+  return (uint32_t)__sel((int8x4_t)a, (int8x4_t)b);
+}
+
+static inline uint32_t tvmd_cmsis_min_s8x4(uint32_t a, uint32_t b) {
+  (void)__ssub8((int8x4_t)a, (int8x4_t)b);
+  return (uint32_t)__sel((int8x4_t)b, (int8x4_t)a);
+}
+#endif
+
 #if TVMD_CMSIS_MVE
 /* tvmd_multiply_by_quantized_multiplier on four lanes, each with its own
  * multiplier and shift (-31..30).  Why it is equal, step by step:

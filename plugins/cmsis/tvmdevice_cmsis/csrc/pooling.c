@@ -7,8 +7,20 @@
  * division; the maximum starts from -128.  Input and output share their
  * quantization (checked at prepare time), so only the activation clamp is
  * applied.  Both vectorize across the contiguous channels of a pixel.
+ *
+ * On a Cortex-M (mprofile.h) each output pixel goes a group of channels at a
+ * time through its whole window, the group's running values in registers:
+ *  - Helium (MVE): MAX sixteen int8 lanes (VMAX), AVERAGE sixteen channels
+ *    as four int32 vectors of sums; the last group tail-predicated;
+ *  - DSP: MAX four channels per word (SSUB8 sets a flag per byte, SEL picks
+ *    the larger), AVERAGE four channels per word as two pairs of int16 sums
+ *    (SXTAB16), exact while the window has at most 256 taps (|sum| <= 128 *
+ *    256 fits in int16; larger windows take the plain loop);
+ *  - plain C (Cortex-M0/M3, the host): the loops below.
+ * The average's rounding division stays scalar (SDIV) on every path.
  */
 #include "internal.h"
+#include "mprofile.h"
 
 size_t tvmd_cmsis_avg_pool_s8_get_buffer_size(const tvmd_cmsis_pool_params_t* p) {
   return (size_t)p->channels * sizeof(int32_t); /* as arm_avgpool_s8_get_buffer_size */
@@ -41,6 +53,151 @@ static void max_pixel(int8_t* restrict out, const int8_t* restrict src, int32_t 
   for (int32_t c = 0; c < channels; c++) out[c] = src[c] > out[c] ? src[c] : out[c];
 }
 
+/* ------------------------------------------------------------ M-profile */
+#if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
+/* An output pixel's window clipped to the image: tap (r, c) is channel 0 at
+ * first + r * row_step + c * ch. */
+typedef struct {
+  const int8_t* first;
+  int32_t rows, cols, ch;
+  size_t row_step;
+} window_t;
+
+/* The average of the sum a of count taps: TFLM's rounding, halves away from zero. */
+static inline int8_t average(int32_t a, int32_t count, const tvmd_cmsis_pool_params_t* p) {
+  const int32_t v = a > 0 ? (a + count / 2) / count : (a - count / 2) / count;
+  return (int8_t)tvmd_cmsis_min(tvmd_cmsis_max(v, p->act_min), p->act_max);
+}
+
+#if TVMD_CMSIS_MVE
+static void max_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_params_t* p) {
+  for (int32_t c = 0; c < w->ch; c += 16) {
+    const mve_pred16_t t = vctp8q((uint32_t)(w->ch - c));
+    int8x16_t m = vdupq_n_s8(INT8_MIN);
+    for (int32_t r = 0; r < w->rows; r++) {
+      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      for (int32_t k = 0; k < w->cols; k++, src += w->ch) m = vmaxq_s8(m, vldrbq_z_s8(src, t));
+    }
+    m = vminq_s8(vmaxq_s8(m, vdupq_n_s8((int8_t)p->act_min)), vdupq_n_s8((int8_t)p->act_max));
+    vstrbq_p_s8(out + c, m, t);
+  }
+}
+
+static void avg_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_params_t* p) {
+  const int32_t count = w->rows * w->cols;
+  for (int32_t c = 0; c < w->ch; c += 16) {
+    const int32_t n = w->ch - c;
+    const mve_pred16_t t0 = vctp32q((uint32_t)n), t1 = vctp32q((uint32_t)(n > 4 ? n - 4 : 0));
+    const mve_pred16_t t2 = vctp32q((uint32_t)(n > 8 ? n - 8 : 0)), t3 = vctp32q((uint32_t)(n > 12 ? n - 12 : 0));
+    int32x4_t s0 = vdupq_n_s32(0), s1 = s0, s2 = s0, s3 = s0;
+    for (int32_t r = 0; r < w->rows; r++) {
+      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      for (int32_t k = 0; k < w->cols; k++, src += w->ch) {
+        s0 = vaddq_s32(s0, vldrbq_z_s32(src, t0));
+        s1 = vaddq_s32(s1, vldrbq_z_s32(src + 4, t1));
+        s2 = vaddq_s32(s2, vldrbq_z_s32(src + 8, t2));
+        s3 = vaddq_s32(s3, vldrbq_z_s32(src + 12, t3));
+      }
+    }
+    int32_t sums[16];
+    vstrwq_s32(sums, s0);
+    vstrwq_s32(sums + 4, s1);
+    vstrwq_s32(sums + 8, s2);
+    vstrwq_s32(sums + 12, s3);
+    for (int32_t i = 0; i < (n < 16 ? n : 16); i++) out[c + i] = average(sums[i], count, p);
+  }
+}
+
+#else /* TVMD_CMSIS_DSP */
+static void max_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_params_t* p) {
+  const uint32_t lo = (uint8_t)p->act_min * 0x01010101u, hi = (uint8_t)p->act_max * 0x01010101u;
+  int32_t c = 0;
+  for (; c + 4 <= w->ch; c += 4) {
+    uint32_t m = 0x80808080u; /* -128 in every byte */
+    for (int32_t r = 0; r < w->rows; r++) {
+      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      for (int32_t k = 0; k < w->cols; k++, src += w->ch) m = tvmd_cmsis_max_s8x4(m, tvmd_cmsis_read_s8x4(src));
+    }
+    m = tvmd_cmsis_min_s8x4(tvmd_cmsis_max_s8x4(m, lo), hi);
+    memcpy(out + c, &m, sizeof m);
+  }
+  for (; c < w->ch; c++) {
+    int32_t m = INT8_MIN;
+    for (int32_t r = 0; r < w->rows; r++) {
+      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      for (int32_t k = 0; k < w->cols; k++, src += w->ch) m = tvmd_cmsis_max(m, *src);
+    }
+    out[c] = (int8_t)tvmd_cmsis_min(tvmd_cmsis_max(m, p->act_min), p->act_max);
+  }
+}
+
+/* Only for windows of at most 256 taps (the int16 sums). */
+static void avg_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_params_t* p) {
+  const int32_t count = w->rows * w->cols;
+  int32_t c = 0;
+  for (; c + 4 <= w->ch; c += 4) {
+    uint32_t s02 = 0, s13 = 0; /* channels c, c+2 and c+1, c+3 as int16 halves */
+    for (int32_t r = 0; r < w->rows; r++) {
+      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      for (int32_t k = 0; k < w->cols; k++, src += w->ch) {
+        const uint32_t v = tvmd_cmsis_read_s8x4(src);
+        s02 = (uint32_t)__sxtab16((int16x2_t)s02, (int8x4_t)v);
+        s13 = (uint32_t)__sxtab16((int16x2_t)s13, (int8x4_t)(v >> 8));
+      }
+    }
+    out[c] = average((int16_t)(s02 & 0xFFFFu), count, p);
+    out[c + 1] = average((int16_t)(s13 & 0xFFFFu), count, p);
+    out[c + 2] = average((int16_t)(s02 >> 16), count, p);
+    out[c + 3] = average((int16_t)(s13 >> 16), count, p);
+  }
+  for (; c < w->ch; c++) {
+    int32_t a = 0;
+    for (int32_t r = 0; r < w->rows; r++) {
+      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      for (int32_t k = 0; k < w->cols; k++, src += w->ch) a += *src;
+    }
+    out[c] = average(a, count, p);
+  }
+}
+#endif
+
+/* The window of output pixel (b, oy, ox), clipped (empty when it lies outside the image). */
+static window_t window_of(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int32_t b, int32_t oy,
+                          int32_t ox) {
+  const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+  int32_t fy0, fy1, fx0, fx1;
+  clip(iy0, p->filter_h, p->in_h, &fy0, &fy1);
+  clip(ix0, p->filter_w, p->in_w, &fx0, &fx1);
+  window_t w;
+  w.rows = fy1 > fy0 ? fy1 - fy0 : 0;
+  w.cols = fx1 > fx0 ? fx1 - fx0 : 0;
+  w.ch = p->channels;
+  w.row_step = (size_t)p->in_w * (size_t)p->channels;
+  const size_t pixel = ((size_t)b * (size_t)p->in_h + (size_t)(iy0 + fy0)) * (size_t)p->in_w + (size_t)(ix0 + fx0);
+  w.first = input + (w.rows > 0 && w.cols > 0 ? pixel * (size_t)p->channels : 0);
+  return w;
+}
+
+/* Every output pixel through avg_window or max_window. */
+static int32_t pool_m(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output, int is_avg) {
+  int8_t* out = output;
+  for (int32_t b = 0; b < p->batches; b++) {
+    for (int32_t oy = 0; oy < p->out_h; oy++) {
+      for (int32_t ox = 0; ox < p->out_w; ox++, out += p->channels) {
+        const window_t w = window_of(p, input, b, oy, ox);
+        if (is_avg) {
+          if (w.rows == 0 || w.cols == 0) return TVMD_ERR_KERNEL; /* TFLM fails an empty window too */
+          avg_window(&w, out, p);
+        } else {
+          max_window(&w, out, p);
+        }
+      }
+    }
+  }
+  return TVMD_OK;
+}
+#endif
+
 int32_t tvmd_cmsis_avg_pool_s8(const void* params, void* const* buffers, void* resource_handle) {
   const tvmd_cmsis_pool_params_t* p = (const tvmd_cmsis_pool_params_t*)params;
   int32_t status = check(p, TVMD_CMSIS_KIND_AVG_POOL, buffers);
@@ -52,6 +209,11 @@ int32_t tvmd_cmsis_avg_pool_s8(const void* params, void* const* buffers, void* r
   int8_t* output = (int8_t*)buffers[1];
   int32_t* acc = (int32_t*)buffers[2];
   const int32_t ch = p->channels;
+#if TVMD_CMSIS_MVE
+  return pool_m(p, input, output, 1);
+#elif TVMD_CMSIS_DSP
+  if (p->filter_h * p->filter_w <= 256) return pool_m(p, input, output, 1);
+#endif
   for (int32_t b = 0; b < p->batches; b++) {
     for (int32_t oy = 0; oy < p->out_h; oy++) {
       const int32_t iy0 = oy * p->stride_h - p->pad_h;
@@ -94,6 +256,9 @@ int32_t tvmd_cmsis_max_pool_s8(const void* params, void* const* buffers, void* r
   const int8_t* input = (const int8_t*)buffers[0];
   int8_t* output = (int8_t*)buffers[1];
   const int32_t ch = p->channels;
+#if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
+  return pool_m(p, input, output, 0);
+#endif
   for (int32_t b = 0; b < p->batches; b++) {
     for (int32_t oy = 0; oy < p->out_h; oy++) {
       const int32_t iy0 = oy * p->stride_h - p->pad_h;

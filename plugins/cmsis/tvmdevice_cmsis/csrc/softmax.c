@@ -13,8 +13,19 @@
  *
  * gemmlowp's int32 additions wrap; they are done in uint32 here so the
  * wrap-around is defined C.
+ *
+ * Helium (MVE, mprofile.h) computes a row four entries at a time (the last
+ * step tail-predicated), the maximum sixteen at a time: every gemmlowp step
+ * has its lane-wise twin with the same bits - SaturatingRoundingDoublingHighMul
+ * is VQRDMULH (mprofile.h), RoundingDivideByPOT a rounding VRSHR after
+ * subtracting 1 from negative lanes (as tvmd_cmsis_requantize_mve),
+ * SaturatingRoundingMultiplyByPOT the saturating VQSHL, the wrapping
+ * additions VADD / VSUB, and each conditional a predicated select.  The
+ * sum of exponentials wraps as the plain path's, in any order.  DSP and
+ * plain C run the scalar loops below.
  */
 #include "internal.h"
+#include "mprofile.h"
 
 #define SCALED_DIFF_INTEGER_BITS 5
 #define ACCUMULATION_INTEGER_BITS 12
@@ -39,6 +50,7 @@ static inline int32_t saturating_mul_by_pot(int32_t x, int exponent) {
   return (int32_t)((uint32_t)x << exponent);
 }
 
+#if !TVMD_CMSIS_MVE
 /* exp(a) for a in [-1/4, 0), Q0.31 in and out: Taylor series around -1/8. */
 static int32_t exp_on_interval_between_negative_one_quarter_and_0_excl(int32_t a) {
   const int32_t constant_term = 1895147668;     /* exp(-1/8) */
@@ -70,6 +82,7 @@ static int32_t exp_on_negative_values(int32_t a) {
   }
   return a == 0 ? INT32_MAX : result;
 }
+#endif
 
 /* 1 / (1 + a) for a in [0, 1), Q0.31 in and out: Newton-Raphson. */
 static int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
@@ -97,6 +110,52 @@ static int count_leading_zeros(uint32_t x) {
   return n;
 }
 
+#if TVMD_CMSIS_MVE
+/* rdpot on four lanes, 0 < exponent < 32: halves away from zero. */
+#define TVMD_RDPOT_N(x, e) vrshrq_n_s32(vqaddq_s32((x), vshrq_n_s32((x), 31)), (e))
+
+static inline int32x4_t rdpot_mve(int32x4_t x, int exponent) {
+  if (exponent >= 32) return vdupq_n_s32(0);
+  return vrshlq_s32(vqaddq_s32(x, vshrq_n_s32(x, 31)), vdupq_n_s32(-exponent));
+}
+
+static inline int32x4_t exp_interval_mve(int32x4_t a) {
+  const int32_t constant_term = 1895147668, constant_1_over_3 = 715827883;
+  const int32x4_t x = vaddq_n_s32(a, 1 << 28);
+  const int32x4_t x2 = vqrdmulhq_s32(x, x);
+  const int32x4_t x3 = vqrdmulhq_s32(x2, x);
+  const int32x4_t x4 = vqrdmulhq_s32(x2, x2);
+  const int32x4_t x4_over_4 = TVMD_RDPOT_N(x4, 2);
+  const int32x4_t inner = vaddq_s32(vqrdmulhq_n_s32(vaddq_s32(x4_over_4, x3), constant_1_over_3), x2);
+  const int32x4_t poly = TVMD_RDPOT_N(inner, 1);
+  return vaddq_n_s32(vqrdmulhq_n_s32(vaddq_s32(x, poly), constant_term), constant_term);
+}
+
+static inline int32x4_t exp_on_negative_values_mve(int32x4_t a) {
+  const int fractional_bits = 31 - SCALED_DIFF_INTEGER_BITS;
+  const int32_t one_quarter = (int32_t)1 << (fractional_bits - 2);
+  const int32x4_t a_mod = vsubq_n_s32(vandq_s32(a, vdupq_n_s32(one_quarter - 1)), one_quarter);
+  int32x4_t result = exp_interval_mve(vqshlq_n_s32(a_mod, SCALED_DIFF_INTEGER_BITS));
+  const int32x4_t remainder = vsubq_s32(a_mod, a);
+  static const int32_t multipliers[7] = {1672461947, 1302514674, 790015084, 290630308,
+                                         39332535,   720401,     242};
+  for (int k = -2; k <= 4; k++) {
+    /* The bit moved to the sign: a plain AND-and-compare trips GCC 12's combiner (an ICE). */
+    const mve_pred16_t bit = vcmpltq_n_s32(vshlq_r_s32(remainder, 31 - (fractional_bits + k)), 0);
+    result = vpselq_s32(vqrdmulhq_n_s32(result, multipliers[k + 2]), result, bit);
+  }
+  return vpselq_s32(vdupq_n_s32(INT32_MAX), result, vcmpeqq_n_s32(a, 0));
+}
+
+/* The entries of x (lanes under t) minus the maximum, rescaled to Q5.26; *in is set where diff >= diff_min. */
+static inline int32x4_t scaled_mve(const tvmd_cmsis_softmax_params_t* p, const int8_t* x, int32_t max_in_row,
+                                   mve_pred16_t t, mve_pred16_t* in) {
+  const int32x4_t diff = vsubq_n_s32(vldrbq_z_s32(x, t), max_in_row);
+  *in = (mve_pred16_t)(vcmpgeq_n_s32(diff, p->diff_min) & t);
+  return vqrdmulhq_n_s32(vshlq_r_s32(diff, p->input_left_shift), p->input_multiplier);
+}
+#endif
+
 size_t tvmd_cmsis_softmax_s8_get_buffer_size(const tvmd_cmsis_softmax_params_t* p) {
   (void)p;
   return 0;
@@ -111,6 +170,23 @@ void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int
   const int32_t out_max = out_bits == 16 ? INT16_MAX : INT8_MAX;
   for (int32_t r = 0; r < p->rows; r++) {
     const int8_t* x = input + (size_t)r * (size_t)depth;
+#if TVMD_CMSIS_MVE
+    const int8x16_t lowest = vdupq_n_s8(INT8_MIN);
+    int8x16_t max16 = lowest;
+    for (int32_t c = 0; c < depth; c += 16) {
+      const mve_pred16_t t = vctp8q((uint32_t)(depth - c));
+      max16 = vmaxq_s8(max16, vpselq_s8(vldrbq_z_s8(x + c, t), lowest, t));
+    }
+    const int32_t max_in_row = vmaxvq_s8(INT8_MIN, max16);
+    int32_t sum_of_exps = 0; /* Q12.19, wrapping */
+    for (int32_t c = 0; c < depth; c += 4) {
+      mve_pred16_t in;
+      const int32x4_t scaled = scaled_mve(p, x + c, max_in_row, vctp32q((uint32_t)(depth - c)), &in);
+      if (in == 0) continue; /* every lane further than diff_min below the maximum */
+      sum_of_exps = vaddvaq_p_s32(sum_of_exps,
+                                  TVMD_RDPOT_N(exp_on_negative_values_mve(scaled), ACCUMULATION_INTEGER_BITS), in);
+    }
+#else
     int32_t max_in_row = INT8_MIN;
     for (int32_t c = 0; c < depth; c++) max_in_row = tvmd_cmsis_max(max_in_row, x[c]);
     int32_t sum_of_exps = 0; /* Q12.19 */
@@ -121,6 +197,7 @@ void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int
         sum_of_exps = wadd(sum_of_exps, rdpot(exp_on_negative_values(scaled), ACCUMULATION_INTEGER_BITS));
       }
     }
+#endif
     /* GetReciprocal(sum_of_exps, 12): 1 / sum as a Q0.31 mantissa and a
      * power-of-two exponent. */
     const int headroom_plus_one = count_leading_zeros((uint32_t)sum_of_exps);
@@ -129,6 +206,22 @@ void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int
         (int32_t)(((uint32_t)sum_of_exps << headroom_plus_one) - ((uint32_t)1 << 31));
     const int32_t shifted_scale = one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
     const int exponent = num_bits_over_unit + 31 - out_bits;
+#if TVMD_CMSIS_MVE
+    for (int32_t c = 0; c < depth; c += 4) {
+      const mve_pred16_t t = vctp32q((uint32_t)(depth - c));
+      mve_pred16_t in;
+      const int32x4_t scaled = scaled_mve(p, x + c, max_in_row, t, &in);
+      int32x4_t v = vdupq_n_s32(out_min);
+      if (in != 0) {
+        const int32x4_t e = exp_on_negative_values_mve(scaled);
+        const int32x4_t unsat = rdpot_mve(vqrdmulhq_n_s32(e, shifted_scale), exponent);
+        const int32x4_t u = vminq_s32(vmaxq_s32(vaddq_n_s32(unsat, out_min), v), vdupq_n_s32(out_max));
+        v = vpselq_s32(u, v, in);
+      }
+      if (out_bits == 16) vstrhq_p_s32((int16_t*)output + (size_t)r * (size_t)depth + (size_t)c, v, t);
+      else vstrbq_p_s32((int8_t*)output + (size_t)r * (size_t)depth + (size_t)c, v, t);
+    }
+#else
     for (int32_t c = 0; c < depth; c++) {
       const int32_t diff = x[c] - max_in_row;
       int32_t v = out_min;
@@ -143,6 +236,7 @@ void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int
         ((int8_t*)output)[(size_t)r * (size_t)depth + (size_t)c] = (int8_t)v;
       }
     }
+#endif
   }
 }
 
