@@ -79,3 +79,32 @@ def test_platform_header_is_on_the_include_path():
     assert (firmware.get_include() + "/tvmdevice_fw.h").endswith("csrc/tvmdevice_fw.h")
     flags = firmware.compiler_flags(firmware.get_cpu("cortex-m4"))
     assert {"-std=c99", "-Wall", "-Wextra", "-Werror", "-mthumb"} <= set(flags)
+
+
+def _objects(cpu: str) -> set[str]:
+    from tvmdevice.firmware.platform import cache_dir
+
+    folder = cache_dir() / "objects" / cpu
+    return {p.name for p in folder.glob("*.o")} if folder.is_dir() else set()
+
+
+def test_a_program_differing_in_one_file_recompiles_that_file_only(tmp_path):
+    require_tools("host")
+    lib = "#include \"lib.h\"\nint twice(int x) { return 2 * x; }\n"
+    for k in (1, 2):  # the same library in two folders, with two different programs
+        folder = tmp_path / f"p{k}"
+        folder.mkdir()
+        (folder / "lib.h").write_text("int twice(int x);\n")
+        (folder / "lib.c").write_text(lib)
+        (folder / "main.c").write_text(f"#include \"lib.h\"\nint main(void) {{ return twice({k}) - {2 * k}; }}\n")
+    before = _objects("host")
+    first = firmware.build([tmp_path / "p1" / "main.c", tmp_path / "p1" / "lib.c"], [], "host", tmp_path / "b1")
+    after_first = _objects("host")
+    second = firmware.build([tmp_path / "p2" / "main.c", tmp_path / "p2" / "lib.c"], [], "host", tmp_path / "b2")
+    added = _objects("host") - after_first
+    assert len(after_first - before) >= 2 and len(added) == 1 and next(iter(added)).startswith("main-")
+    assert firmware.run(first).status == 0 and firmware.run(second).status == 0
+    # a header the library includes changes: the library recompiles, and the program sees the change
+    (tmp_path / "p2" / "lib.h").write_text("int twice(int x);\n#define UNUSED_MARK 1\n")
+    firmware.build([tmp_path / "p2" / "main.c", tmp_path / "p2" / "lib.c"], [], "host", tmp_path / "b2")
+    assert {n.split("-")[0] for n in _objects("host") - after_first - added} == {"main", "lib"}

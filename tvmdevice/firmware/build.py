@@ -1,14 +1,18 @@
 """Building a C program into an image for one CPU, cached by a hash of its inputs and flags.
 
-``build(sources, include_dirs, cpu, out_dir)`` compiles and links the project's sources together with
-the platform's (:mod:`.platform`) in one compiler call: the system ``cc`` for the host,
-``arm-none-eabi-gcc`` with newlib-nano, the platform's start-up code and a linker script for the
-machine (:mod:`.linker`) for Cortex-M.  Everything is compiled ``-std=c99 -Wall -Wextra -Werror``.
+``build(sources, include_dirs, cpu, out_dir)`` compiles the project's sources and the platform's
+(:mod:`.platform`) and links them: the system ``cc`` for the host, ``arm-none-eabi-gcc`` with
+newlib-nano, the platform's start-up code and a linker script for the machine (:mod:`.linker`) for
+Cortex-M.  Everything is compiled ``-std=c99 -Wall -Wextra -Werror``.
 
 The image is rebuilt only when something that could change it changed: the compiler, every flag,
 the linker script, the sources, the headers in the include folders and beside the sources, and the
-platform's own files.  A failed build leaves no image behind, and a previous image is replaced
-only by a complete new one.
+platform's own files.  Each source is compiled on its own into an object file kept in the cache
+folder (:func:`.platform.cache_dir`), keyed by the compiler, the flags, the source's bytes and the
+bytes of every header it could include (by name within each include folder, in order, so the same
+sources built from another folder reuse the objects): a program that differs from an earlier one
+in one file recompiles that file only.  Sources compile in parallel.  A failed build leaves no image
+behind, and a previous image is replaced only by a complete new one.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import json
 import os
 import subprocess
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +30,7 @@ from ..errors import InvalidArgumentError
 from .cpus import Cpu, get_cpu
 from .errors import FirmwareBuildError
 from .linker import DEFAULT_STACK_SIZE, linker_script
-from .platform import C_STANDARD_FLAGS, PLATFORM_DIR, platform_sources
+from .platform import C_STANDARD_FLAGS, PLATFORM_DIR, cache_dir, platform_sources
 from .toolchain import Toolchain, find_toolchain
 
 __all__ = ["Image", "build", "compiler_flags"]
@@ -93,6 +98,47 @@ def _build_key(toolchain: Toolchain, command: list[str], script: str | None, sou
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
 
 
+def _folder_contents(folder: Path) -> list[tuple[str, str]]:
+    """The headers under ``folder`` by name relative to it, with their digests."""
+    if not folder.is_dir():
+        return []
+    return [(str(p.relative_to(folder)), _digest(p)) for p in sorted(folder.rglob("*"))
+            if p.suffix in _HEADER_SUFFIXES and p.is_file()]
+
+
+def _object_key(toolchain: Toolchain, flags: list[str], includes: list[Path], source: Path) -> str:
+    """What one object file depends on, independent of where the folders are.
+
+    ``#include "x.h"`` looks beside the source first, then in each ``-I`` folder in order; ``<x.h>``
+    in the folders and the compiler's own: so the key holds the source's folder's headers and each
+    include folder's headers by relative name, in search order.
+    """
+    inputs = {
+        "compiler": [toolchain.cc, toolchain.version],
+        "flags": flags,
+        "source": [source.name, _digest(source)],
+        "beside": _folder_contents(source.parent),
+        "includes": [_folder_contents(d) for d in includes],
+    }
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+def _compile(toolchain: Toolchain, flags: list[str], includes: list[Path], source: Path,
+             objects: Path) -> tuple[Path | None, str]:
+    """``source`` compiled into the object cache (or found there): the object, or None and the log."""
+    obj = objects / f"{source.stem}-{_object_key(toolchain, flags, includes, source)[:32]}.o"
+    if obj.is_file():
+        return obj, ""
+    tmp = obj.with_name(f".{obj.name}.{os.getpid()}.{id(source)}.tmp")
+    command = [toolchain.cc, *flags, *(f"-I{d}" for d in includes), "-c", str(source), "-o", str(tmp)]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    if proc.returncode != 0 or not tmp.is_file():
+        tmp.unlink(missing_ok=True)
+        return None, proc.stderr + proc.stdout
+    os.replace(tmp, obj)
+    return obj, ""
+
+
 def _first_error(log: str) -> str:
     lines = [ln.strip() for ln in log.splitlines() if ln.strip()]
     for marker in (": fatal error:", ": error:", "undefined reference", "error:"):
@@ -132,29 +178,39 @@ def build(sources: "Iterable[str | Path]", include_dirs: "Iterable[str | Path]" 
     key_path = out / f"{stem}.key"
 
     all_sources = [*srcs, *platform_sources(the_cpu)]
-    flags = compiler_flags(the_cpu, opt_level) + list(extra_cflags)
-    flags += [f"-I{d}" for d in [*includes, PLATFORM_DIR]] + _define_flags(defines)
+    flags = compiler_flags(the_cpu, opt_level) + list(extra_cflags) + _define_flags(defines)
+    search = [*includes, PLATFORM_DIR]
     script: str | None = None
     link = [f"-l{lib}" for lib in libraries]
     if not the_cpu.is_host:
         script = linker_script(the_cpu, stack_size)
         script_path = out / f"{stem}.ld"
         link = [*_CORTEXM_LINK_FLAGS, f"-T{script_path}", f"-Wl,-Map={out / stem}.map", *link]
-    command = [toolchain.cc, *flags, *map(str, all_sources), *link]
-    key = _build_key(toolchain, command, script, all_sources, includes)
+    key = _build_key(toolchain, [toolchain.cc, *flags, *(f"-I{d}" for d in search), *link], script, all_sources,
+                     includes)
     stack = None if the_cpu.is_host else stack_size
 
     if image_path.is_file() and key_path.is_file() and key_path.read_text().strip() == key:
         return Image(image_path, the_cpu, name, key, stack, cached=True)
 
     key_path.unlink(missing_ok=True)
+    objects = cache_dir() / "objects" / the_cpu.name
+    objects.mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(max_workers=max(1, min(len(all_sources), os.cpu_count() or 1))) as pool:
+        compiled = list(pool.map(lambda src: _compile(toolchain, flags, search, src, objects), all_sources))
+    failed = [log for obj, log in compiled if obj is None]
+    if failed:
+        image_path.unlink(missing_ok=True)  # an image of other inputs must not pass for this build's
+        raise FirmwareBuildError(f"build of {name!r} for {the_cpu.name} failed: {_first_error(failed[0])}",
+                                 "\n".join(failed))
     if script is not None:
         script_path.write_text(script)
     tmp = image_path.with_name(f".{image_path.name}.{os.getpid()}.tmp")
-    proc = subprocess.run([*command, "-o", str(tmp)], capture_output=True, text=True, check=False)
+    command = [toolchain.cc, *the_cpu.cflags, *(str(obj) for obj, _ in compiled), *link, "-o", str(tmp)]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
     if proc.returncode != 0 or not tmp.is_file():
         tmp.unlink(missing_ok=True)
-        image_path.unlink(missing_ok=True)  # an image of other inputs must not pass for this build's
+        image_path.unlink(missing_ok=True)
         log = proc.stderr + proc.stdout
         raise FirmwareBuildError(f"build of {name!r} for {the_cpu.name} failed: {_first_error(log)}", log)
     os.replace(tmp, image_path)
