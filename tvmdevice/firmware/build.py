@@ -8,11 +8,11 @@ Cortex-M.  Everything is compiled ``-std=c99 -Wall -Wextra -Werror``.
 The image is rebuilt only when something that could change it changed: the compiler, every flag,
 the linker script, the sources, the headers in the include folders and beside the sources, and the
 platform's own files.  Each source is compiled on its own into an object file kept in the cache
-folder (:func:`.platform.cache_dir`), keyed by the compiler, the flags, the source's bytes and the
-bytes of every header it could include (by name within each include folder, in order, so the same
-sources built from another folder reuse the objects): a program that differs from an earlier one
-in one file recompiles that file only.  Sources compile in parallel.  A failed build leaves no image
-behind, and a previous image is replaced only by a complete new one.
+folder (:func:`.platform.cache_dir`), keyed by the compiler, the flags, the source's path and bytes
+and the bytes of every header it could include (by name within each include folder, in order, so
+the same sources with generated headers in another folder reuse the objects): a program that
+differs from an earlier one in one file recompiles that file only.  Sources compile in parallel.
+A failed build leaves no image behind, and a previous image is replaced only by a complete new one.
 """
 
 from __future__ import annotations
@@ -107,16 +107,18 @@ def _folder_contents(folder: Path) -> list[tuple[str, str]]:
 
 
 def _object_key(toolchain: Toolchain, flags: list[str], includes: list[Path], source: Path) -> str:
-    """What one object file depends on, independent of where the folders are.
+    """What one object file depends on.
 
     ``#include "x.h"`` looks beside the source first, then in each ``-I`` folder in order; ``<x.h>``
     in the folders and the compiler's own: so the key holds the source's folder's headers and each
-    include folder's headers by relative name, in search order.
+    include folder's headers by relative name, in search order, wherever the folders are (a test's
+    or an export's generated headers in a fresh folder reuse the objects of the same sources).
     """
     inputs = {
         "compiler": [toolchain.cc, toolchain.version],
         "flags": flags,
-        "source": [source.name, _digest(source)],
+        # the path too: the object's debug information and __FILE__ name the source it was built from
+        "source": [str(source), _digest(source)],
         "beside": _folder_contents(source.parent),
         "includes": [_folder_contents(d) for d in includes],
     }
