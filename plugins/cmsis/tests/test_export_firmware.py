@@ -388,15 +388,32 @@ MPROFILE_OPERATORS = {
 }
 
 
-@pytest.mark.parametrize("operator", list(MPROFILE_OPERATORS))
+# The int16 families with M-profile paths (Helium: 4 int32 lanes or 8 int16 lanes per step; DSP: 2 values
+# per word), run on inputs that start with -32768, 32767: runs of odd length (tails), broadcasts along and
+# across the innermost dimension, clamps by the activation and by the int16 range.
+S16 = {"input_dtype": "int16", "input_scale": 0.0005, "input2_scale": 0.0007}
+MPROFILE_S16_OPERATORS = {
+    "add_s16_flat": ("ADD", dict(S16, input_shape=(2, 3, 23), input2_shape=(2, 3, 23), activation="RELU")),
+    "add_s16_broadcast": ("ADD", dict(S16, input_shape=(1, 3, 4, 7), input2_shape=(1, 1, 4, 1), out_scale=0.0004)),
+    "add_s16_channel": ("ADD", dict(S16, input_shape=(2, 3, 11), input2_shape=(11,), activation="RELU6",
+                                    out_scale=0.0003)),
+    "mul_s16_flat": ("MUL", dict(S16, input_shape=(2, 71), input2_shape=(2, 71), out_scale=0.004)),
+    "mul_s16_broadcast": ("MUL", dict(S16, input_shape=(1, 3, 4, 7), input2_shape=(1, 3, 1, 7), out_scale=0.01,
+                                      activation="RELU")),
+    "mul_s16_scalar": ("MUL", dict(S16, input_shape=(1, 5, 7), input2_shape=(1, 1, 1), out_scale=0.002)),
+}
+
+
+@pytest.mark.parametrize("operator", [*MPROFILE_OPERATORS, *MPROFILE_S16_OPERATORS])
 @pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4", "cortex-m3"])
 def test_m_profile_path_in_firmware_gives_tflite_micro_s_bytes(tmp_path, cpu, operator):
     """Helium on M55, DSP on M4, plain C on M3: each equals tflite-micro's output, byte for byte."""
     _require(cpu)
-    op_type, params = MPROFILE_OPERATORS[operator]
+    s16 = operator in MPROFILE_S16_OPERATORS
+    op_type, params = (MPROFILE_S16_OPERATORS if s16 else MPROFILE_OPERATORS)[operator]
     model, graph = single(op_type, **params)
     call = kernels.prepare(graph, graph.operators[0], mcpu=OPTIONS["mcpu"])
-    inputs = random_inputs(graph, 3)
+    inputs = _extreme_inputs(graph, 3) if s16 else random_inputs(graph, 3)
     expected = tflm_run(model, inputs).output(0).tobytes()
     got, _ = _run_one_kernel(tmp_path, cpu, call, op_arrays(graph, inputs), operator)
     assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
