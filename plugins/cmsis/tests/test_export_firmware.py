@@ -401,6 +401,15 @@ MPROFILE_S16_OPERATORS = {
     "mul_s16_broadcast": ("MUL", dict(S16, input_shape=(1, 3, 4, 7), input2_shape=(1, 3, 1, 7), out_scale=0.01,
                                       activation="RELU")),
     "mul_s16_scalar": ("MUL", dict(S16, input_shape=(1, 5, 7), input2_shape=(1, 1, 1), out_scale=0.002)),
+    # 21 channels: two 8-lane groups and a tail of 5 (MVE), five 4-channel steps and one (DSP); SAME clips.
+    "max_pool_s16_same": ("MAX_POOL_2D", dict(I16, input_shape=(1, 9, 8, 21), pool=3, stride=2, padding="SAME",
+                                              activation="RELU6")),
+    "avg_pool_s16_same": ("AVERAGE_POOL_2D", dict(I16, input_shape=(1, 9, 8, 21), pool=3, stride=2,
+                                                  padding="SAME", activation="RELU")),
+    "avg_pool_s16_narrow": ("AVERAGE_POOL_2D", dict(I16, input_shape=(2, 5, 6, 3), pool=(2, 4), stride=1,
+                                                    padding="SAME")),
+    "max_pool_s16_narrow": ("MAX_POOL_2D", dict(I16, input_shape=(2, 5, 6, 6), pool=(3, 2), stride=(1, 2),
+                                                padding="SAME")),
 }
 
 
