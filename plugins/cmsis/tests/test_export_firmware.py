@@ -410,6 +410,11 @@ MPROFILE_S16_OPERATORS = {
                                                     padding="SAME")),
     "max_pool_s16_narrow": ("MAX_POOL_2D", dict(I16, input_shape=(2, 5, 6, 6), pool=(3, 2), stride=(1, 2),
                                                 padding="SAME")),
+    # Rows of 41 (8-lane maximum and 4-lane steps with tails); a wide scale (most differences past the
+    # table's -10, clamped); 300 near-equal entries (a large sum, a small reciprocal).
+    "softmax_s16_tails": ("SOFTMAX", dict(I16, input_shape=(2, 41))),
+    "softmax_s16_wide": ("SOFTMAX", dict(I16, input_shape=(3, 13), input_scale=0.01)),
+    "softmax_s16_long": ("SOFTMAX", dict(I16, input_shape=(1, 300), input_scale=0.0001)),
 }
 
 
