@@ -161,9 +161,17 @@ static void avg_window(const tvmd_pool_window_t* w, void* output, const tvmd_cms
 }
 #endif
 
-/* Every output pixel through avg_window or max_window (pooling_m.h's walk). */
-static int32_t pool_m(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output, int is_avg) {
-  return is_avg ? tvmd_pool_m(p, input, output, 1, 1, avg_window) : tvmd_pool_m(p, input, output, 1, 0, max_window);
+/* Every output pixel through avg_window or max_window (pooling_m.h's walk),
+ * each walk a function of its own (kept out of the kernel, whose plain loop
+ * would otherwise share its registers). */
+static __attribute__((noinline)) int32_t avg_pool_m(const tvmd_cmsis_pool_params_t* p, const int8_t* input,
+                                                    int8_t* output) {
+  return tvmd_pool_m(p, input, output, 1, 1, avg_window);
+}
+
+static __attribute__((noinline)) int32_t max_pool_m(const tvmd_cmsis_pool_params_t* p, const int8_t* input,
+                                                    int8_t* output) {
+  return tvmd_pool_m(p, input, output, 1, 0, max_window);
 }
 #endif
 
@@ -179,9 +187,9 @@ int32_t tvmd_cmsis_avg_pool_s8(const void* params, void* const* buffers, void* r
   int32_t* acc = (int32_t*)buffers[2];
   const int32_t ch = p->channels;
 #if TVMD_CMSIS_MVE
-  return pool_m(p, input, output, 1);
+  return avg_pool_m(p, input, output);
 #elif TVMD_CMSIS_DSP
-  if (p->filter_h * p->filter_w <= 256) return pool_m(p, input, output, 1);
+  if (p->filter_h * p->filter_w <= 256) return avg_pool_m(p, input, output);
 #endif
   for (int32_t b = 0; b < p->batches; b++) {
     for (int32_t oy = 0; oy < p->out_h; oy++) {
@@ -226,7 +234,7 @@ int32_t tvmd_cmsis_max_pool_s8(const void* params, void* const* buffers, void* r
   int8_t* output = (int8_t*)buffers[1];
   const int32_t ch = p->channels;
 #if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
-  return pool_m(p, input, output, 0);
+  return max_pool_m(p, input, output);
 #endif
   for (int32_t b = 0; b < p->batches; b++) {
     for (int32_t oy = 0; oy < p->out_h; oy++) {

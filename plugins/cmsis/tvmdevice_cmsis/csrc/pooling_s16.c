@@ -159,6 +159,19 @@ static void avg_window(const tvmd_pool_window_t* w, void* output, const tvmd_cms
 }
 #endif
 
+#if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
+/* Each walk a function of its own, as in pooling.c. */
+static __attribute__((noinline)) int32_t avg_pool_m(const tvmd_cmsis_pool_params_t* p, const int16_t* input,
+                                                    int16_t* output) {
+  return tvmd_pool_m(p, input, output, 2, 1, avg_window);
+}
+
+static __attribute__((noinline)) int32_t max_pool_m(const tvmd_cmsis_pool_params_t* p, const int16_t* input,
+                                                    int16_t* output) {
+  return tvmd_pool_m(p, input, output, 2, 0, max_window);
+}
+#endif
+
 static inline const int16_t* pixel_at(const int16_t* input, const tvmd_cmsis_pool_params_t* p, int32_t b,
                                       int32_t y, int32_t x) {
   return input + (((size_t)b * (size_t)p->in_h + (size_t)y) * (size_t)p->in_w + (size_t)x) * (size_t)p->channels;
@@ -173,7 +186,7 @@ int32_t tvmd_cmsis_avg_pool_s16(const void* params, void* const* buffers, void* 
   int32_t* acc = (int32_t*)buffers[2];
   const int32_t ch = p->channels;
 #if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
-  return tvmd_pool_m(p, input, out, 2, 1, avg_window);
+  return avg_pool_m(p, input, out);
 #endif
   for (int32_t b = 0; b < p->batches; b++) {
     for (int32_t oy = 0; oy < p->out_h; oy++) {
@@ -212,7 +225,7 @@ int32_t tvmd_cmsis_max_pool_s16(const void* params, void* const* buffers, void* 
   int16_t* out = (int16_t*)buffers[1];
   const int32_t ch = p->channels;
 #if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
-  return tvmd_pool_m(p, input, out, 2, 0, max_window);
+  return max_pool_m(p, input, out);
 #endif
   for (int32_t b = 0; b < p->batches; b++) {
     for (int32_t oy = 0; oy < p->out_h; oy++) {
