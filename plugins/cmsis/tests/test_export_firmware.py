@@ -281,6 +281,9 @@ MPROFILE_DOT_OPERATORS = {
     "depthwise_s16_per_tensor": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 5, 5, 8), kernel=3,
                                                            depth_multiplier=1, dilation=2, padding="SAME",
                                                            per_channel=False, activation="RELU6")),
+    # a dilated 5x5 window wider than the image: clipped on both sides of both axes; 5 channels (4 + 1)
+    "depthwise_s16_clipped": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 6, 7, 5), kernel=5, depth_multiplier=1,
+                                                        dilation=2, padding="SAME", per_channel=True)),
     # depth multiplier 2: the int64 loop on every CPU
     "depthwise_s16_dm2": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 5, 4, 3), kernel=3, depth_multiplier=2,
                                                     padding="SAME", per_channel=True)),
