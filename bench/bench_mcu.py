@@ -45,17 +45,20 @@ def target_for(cpu: str) -> str:
 
 # ------------------------------------------------------------------ kernel code
 def kernel_code(elf: Path, export: Path) -> int:
-    """Bytes of ``.text`` of functions defined in the export's device and codegen sources (debug line info)."""
+    """Bytes of ``.text`` of functions defined in the export's device and codegen sources (debug line info).
+
+    Matched by the source's file name, not its folder: firmware objects are cached across folders, so an
+    object's debug info may name the folder it was first compiled in (another export, a test's)."""
     nm = subprocess.run(["arm-none-eabi-nm", "-S", "-l", "--defined-only", str(elf)], capture_output=True,
                         text=True, check=True).stdout
-    roots = (str((export / "devices").resolve()), str((export / "codegen").resolve()))
+    names = {p.name for root in ("devices", "codegen") for p in (export / root).rglob("*") if p.suffix in (".c", ".h")}
     total = 0
     for line in nm.splitlines():
         parts = line.split()
         if len(parts) < 5 or parts[2].lower() != "t":
             continue
         where = parts[4].rsplit(":", 1)[0]
-        if where.startswith(roots):
+        if Path(where).name in names:
             total += int(parts[1], 16)
     return total
 

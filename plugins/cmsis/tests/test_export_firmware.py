@@ -281,6 +281,9 @@ MPROFILE_DOT_OPERATORS = {
     "depthwise_s16_per_tensor": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 5, 5, 8), kernel=3,
                                                            depth_multiplier=1, dilation=2, padding="SAME",
                                                            per_channel=False, activation="RELU6")),
+    # a dilated 5x5 window wider than the image: clipped on both sides of both axes; 5 channels (4 + 1)
+    "depthwise_s16_clipped": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 6, 7, 5), kernel=5, depth_multiplier=1,
+                                                        dilation=2, padding="SAME", per_channel=True)),
     # depth multiplier 2: the int64 loop on every CPU
     "depthwise_s16_dm2": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 5, 4, 3), kernel=3, depth_multiplier=2,
                                                     padding="SAME", per_channel=True)),
@@ -388,15 +391,46 @@ MPROFILE_OPERATORS = {
 }
 
 
-@pytest.mark.parametrize("operator", list(MPROFILE_OPERATORS))
+# The int16 families with M-profile paths (Helium: 4 int32 lanes or 8 int16 lanes per step; DSP: 2 values
+# per word), run on inputs that start with -32768, 32767: runs of odd length (tails), broadcasts along and
+# across the innermost dimension, clamps by the activation and by the int16 range.
+S16 = {"input_dtype": "int16", "input_scale": 0.0005, "input2_scale": 0.0007}
+MPROFILE_S16_OPERATORS = {
+    "add_s16_flat": ("ADD", dict(S16, input_shape=(2, 3, 23), input2_shape=(2, 3, 23), activation="RELU")),
+    "add_s16_broadcast": ("ADD", dict(S16, input_shape=(1, 3, 4, 7), input2_shape=(1, 1, 4, 1), out_scale=0.0004)),
+    "add_s16_channel": ("ADD", dict(S16, input_shape=(2, 3, 11), input2_shape=(11,), activation="RELU6",
+                                    out_scale=0.0003)),
+    "mul_s16_flat": ("MUL", dict(S16, input_shape=(2, 71), input2_shape=(2, 71), out_scale=0.004)),
+    "mul_s16_broadcast": ("MUL", dict(S16, input_shape=(1, 3, 4, 7), input2_shape=(1, 3, 1, 7), out_scale=0.01,
+                                      activation="RELU")),
+    "mul_s16_scalar": ("MUL", dict(S16, input_shape=(1, 5, 7), input2_shape=(1, 1, 1), out_scale=0.002)),
+    # 21 channels: two 8-lane groups and a tail of 5 (MVE), five 4-channel steps and one (DSP); SAME clips.
+    "max_pool_s16_same": ("MAX_POOL_2D", dict(I16, input_shape=(1, 9, 8, 21), pool=3, stride=2, padding="SAME",
+                                              activation="RELU6")),
+    "avg_pool_s16_same": ("AVERAGE_POOL_2D", dict(I16, input_shape=(1, 9, 8, 21), pool=3, stride=2,
+                                                  padding="SAME", activation="RELU")),
+    "avg_pool_s16_narrow": ("AVERAGE_POOL_2D", dict(I16, input_shape=(2, 5, 6, 3), pool=(2, 4), stride=1,
+                                                    padding="SAME")),
+    "max_pool_s16_narrow": ("MAX_POOL_2D", dict(I16, input_shape=(2, 5, 6, 6), pool=(3, 2), stride=(1, 2),
+                                                padding="SAME")),
+    # Rows of 41 (8-lane maximum and 4-lane steps with tails); a wide scale (most differences past the
+    # table's -10, clamped); 300 near-equal entries (a large sum, a small reciprocal).
+    "softmax_s16_tails": ("SOFTMAX", dict(I16, input_shape=(2, 41))),
+    "softmax_s16_wide": ("SOFTMAX", dict(I16, input_shape=(3, 13), input_scale=0.01)),
+    "softmax_s16_long": ("SOFTMAX", dict(I16, input_shape=(1, 300), input_scale=0.0001)),
+}
+
+
+@pytest.mark.parametrize("operator", [*MPROFILE_OPERATORS, *MPROFILE_S16_OPERATORS])
 @pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4", "cortex-m3"])
 def test_m_profile_path_in_firmware_gives_tflite_micro_s_bytes(tmp_path, cpu, operator):
     """Helium on M55, DSP on M4, plain C on M3: each equals tflite-micro's output, byte for byte."""
     _require(cpu)
-    op_type, params = MPROFILE_OPERATORS[operator]
+    s16 = operator in MPROFILE_S16_OPERATORS
+    op_type, params = (MPROFILE_S16_OPERATORS if s16 else MPROFILE_OPERATORS)[operator]
     model, graph = single(op_type, **params)
     call = kernels.prepare(graph, graph.operators[0], mcpu=OPTIONS["mcpu"])
-    inputs = random_inputs(graph, 3)
+    inputs = _extreme_inputs(graph, 3) if s16 else random_inputs(graph, 3)
     expected = tflm_run(model, inputs).output(0).tobytes()
     got, _ = _run_one_kernel(tmp_path, cpu, call, op_arrays(graph, inputs), operator)
     assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"

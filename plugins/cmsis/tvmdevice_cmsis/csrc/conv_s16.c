@@ -16,7 +16,8 @@
  *
  * DEPTHWISE_CONV_2D with depth multiplier 1 walks four channels at a time,
  * each tap's four inputs and four filter values contiguous: four int32 lanes
- * of VMUL + VADD on Helium, SMLABB/SMLATB/SMLABT/SMLATT on the DSP extension.  A
+ * of VMUL + VADD on Helium, SMLABB/SMLATB/SMLABT/SMLATT on the DSP extension
+ * (both over the window clipped to the image once, walked by pointers).  A
  * product is at most 2^22 in magnitude, so an int32 sum over at most 511 taps
  * is exact (CMSIS-NN's arm_depthwise_conv_s16 also sums the taps in int32);
  * larger windows and other depth multipliers take the int64 loop.
@@ -156,28 +157,41 @@ int32_t tvmd_cmsis_conv_s16(const void* params, void* const* buffers, void* reso
 /* acc[j] = sum over the window's taps inside the image of x[c + j] * w[c + j]
  * for the n <= 4 channels from c (depth multiplier 1, at most 511 taps: exact
  * in int32). */
+#if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
+/* The taps [*k0, *k1) of one filter axis whose input coordinate origin + k *
+ * dilation lies in [0, size): the window clipped once, not tap by tap. */
+static inline void taps_inside(int32_t origin, int32_t dilation, int32_t filter, int32_t size, int32_t* k0,
+                               int32_t* k1) {
+  *k0 = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
+  const int32_t end = size - origin > 0 ? (size - origin + dilation - 1) / dilation : 0;
+  *k1 = end < filter ? end : filter;
+}
+
+/* The same sums on Helium (four int32 lanes, VMUL + VADD) or the DSP
+ * extension (SMLABB/SMLATB/SMLABT/SMLATT; fewer than four channels one by
+ * one), the inputs and filter walked by pointers over the clipped window. */
 static void depthwise_sum_4(const tvmd_cmsis_conv_s16_params_t* p, const int16_t* image, const int8_t* filter,
                             int32_t oy, int32_t ox, int32_t c, int32_t n, int32_t acc[4]) {
   const int32_t ch = p->out_ch;
   const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+  int32_t ky0, ky1, kx0, kx1;
+  taps_inside(iy0, p->dilation_h, p->filter_h, p->in_h, &ky0, &ky1);
+  taps_inside(ix0, p->dilation_w, p->filter_w, p->in_w, &kx0, &kx1);
+  const size_t x_step = (size_t)p->dilation_w * (size_t)ch;
 #if TVMD_CMSIS_MVE
   const mve_pred16_t live = vctp32q((uint32_t)n);
   int32x4_t sum = vdupq_n_s32(0);
 #else
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
 #endif
-  for (int32_t ky = 0; ky < p->filter_h; ++ky) {
-    const int32_t iy = iy0 + ky * p->dilation_h;
-    if (iy < 0 || iy >= p->in_h) continue;
-    for (int32_t kx = 0; kx < p->filter_w; ++kx) {
-      const int32_t ix = ix0 + kx * p->dilation_w;
-      if (ix < 0 || ix >= p->in_w) continue;
-      const int16_t* x = image + at(0, iy, ix, p->in_h, p->in_w, ch) + (size_t)c;
-      const int8_t* w = filter + ((size_t)ky * (size_t)p->filter_w + (size_t)kx) * (size_t)ch + (size_t)c;
+  for (int32_t ky = ky0; ky < ky1; ++ky) {
+    const int16_t* x = image + at(0, iy0 + ky * p->dilation_h, ix0 + kx0 * p->dilation_w, p->in_h, p->in_w, ch) +
+                       (size_t)c;
+    const int8_t* w = filter + ((size_t)ky * (size_t)p->filter_w + (size_t)kx0) * (size_t)ch + (size_t)c;
+    for (int32_t kx = kx0; kx < kx1; ++kx, x += x_step, w += ch) {
 #if TVMD_CMSIS_MVE
       sum = vaddq_s32(sum, vmulq_s32(vldrhq_z_s32(x, live), vldrbq_z_s32(w, live)));
 #else
-#if TVMD_CMSIS_DSP
       if (n == 4) {
         /* x as [x0, x1] and [x2, x3]; w unpacked by SXTB16 as [w0, w2] and [w1, w3]. */
         const int32_t xa = (int32_t)tvmd_cmsis_read_s16x2(x), xb = (int32_t)tvmd_cmsis_read_s16x2(x + 2);
@@ -189,11 +203,9 @@ static void depthwise_sum_4(const tvmd_cmsis_conv_s16_params_t* p, const int16_t
         a3 = __smlatt(xb, w13, a3);
         continue;
       }
-#endif
       a0 += (int32_t)x[0] * (int32_t)w[0];
       if (n > 1) a1 += (int32_t)x[1] * (int32_t)w[1];
       if (n > 2) a2 += (int32_t)x[2] * (int32_t)w[2];
-      if (n > 3) a3 += (int32_t)x[3] * (int32_t)w[3];
 #endif
     }
   }
@@ -206,6 +218,32 @@ static void depthwise_sum_4(const tvmd_cmsis_conv_s16_params_t* p, const int16_t
   acc[3] = a3;
 #endif
 }
+#else
+static void depthwise_sum_4(const tvmd_cmsis_conv_s16_params_t* p, const int16_t* image, const int8_t* filter,
+                            int32_t oy, int32_t ox, int32_t c, int32_t n, int32_t acc[4]) {
+  const int32_t ch = p->out_ch;
+  const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  for (int32_t ky = 0; ky < p->filter_h; ++ky) {
+    const int32_t iy = iy0 + ky * p->dilation_h;
+    if (iy < 0 || iy >= p->in_h) continue;
+    for (int32_t kx = 0; kx < p->filter_w; ++kx) {
+      const int32_t ix = ix0 + kx * p->dilation_w;
+      if (ix < 0 || ix >= p->in_w) continue;
+      const int16_t* x = image + at(0, iy, ix, p->in_h, p->in_w, ch) + (size_t)c;
+      const int8_t* w = filter + ((size_t)ky * (size_t)p->filter_w + (size_t)kx) * (size_t)ch + (size_t)c;
+      a0 += (int32_t)x[0] * (int32_t)w[0];
+      if (n > 1) a1 += (int32_t)x[1] * (int32_t)w[1];
+      if (n > 2) a2 += (int32_t)x[2] * (int32_t)w[2];
+      if (n > 3) a3 += (int32_t)x[3] * (int32_t)w[3];
+    }
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+#endif
 
 int32_t tvmd_cmsis_depthwise_conv_s16(const void* params, void* const* buffers, void* resource_handle) {
   const tvmd_cmsis_conv_s16_params_t* p = (const tvmd_cmsis_conv_s16_params_t*)params;

@@ -5,8 +5,14 @@
  * the tests check).  The formulas are the int8 kernels' (elementwise.c) with
  * the int16 left shift (15, in the params) and the int16 clamp; the int32
  * intermediate steps wrap through uint32 as the reference's do.
+ *
+ * On a Cortex-M (mprofile.h) the walk goes a run of the innermost dimension
+ * at a time through the int8 kernels' Helium and DSP runs (elementwise_m.h),
+ * here on int16 elements; plain C (Cortex-M0/M3, the host) element by
+ * element, below.
  */
 #include "broadcast.h"
+#include "elementwise_m.h"
 #include "s16.h"
 
 size_t tvmd_cmsis_add_s16_get_buffer_size(const tvmd_cmsis_elementwise_params_t* p) {
@@ -42,6 +48,10 @@ static inline int16_t mul_one(int16_t x, int16_t y, const tvmd_cmsis_elementwise
   return clamp_s16(raw + p->output_offset, p);
 }
 
+#if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
+TVMD_CMSIS_EW_ROWS(2) /* add_row, mul_row: elementwise_m.h */
+#endif
+
 static int32_t start(const tvmd_cmsis_elementwise_params_t* p, uint32_t kind, void* const* buffers,
                      void* resource_handle) {
   if (p == NULL || p->kind != kind || buffers == NULL) return TVMD_ERR_INVALID_ARGUMENT;
@@ -57,7 +67,11 @@ int32_t tvmd_cmsis_add_s16(const void* params, void* const* buffers, void* resou
   const int16_t* in1 = (const int16_t*)buffers[0];
   const int16_t* in2 = (const int16_t*)buffers[1];
   int16_t* out = (int16_t*)buffers[2];
+#if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
+  TVMD_CMSIS_BROADCAST_ROWS(add_row);
+#else
   TVMD_CMSIS_BROADCAST_LOOP(add_one);
+#endif
   return TVMD_OK;
 }
 
@@ -68,6 +82,10 @@ int32_t tvmd_cmsis_mul_s16(const void* params, void* const* buffers, void* resou
   const int16_t* in1 = (const int16_t*)buffers[0];
   const int16_t* in2 = (const int16_t*)buffers[1];
   int16_t* out = (int16_t*)buffers[2];
+#if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
+  TVMD_CMSIS_BROADCAST_ROWS(mul_row);
+#else
   TVMD_CMSIS_BROADCAST_LOOP(mul_one);
+#endif
   return TVMD_OK;
 }

@@ -9,7 +9,8 @@
  * applied.  Both vectorize across the contiguous channels of a pixel.
  *
  * On a Cortex-M (mprofile.h) each output pixel goes a group of channels at a
- * time through its whole window, the group's running values in registers:
+ * time through its whole window, the group's running values in registers
+ * (the walk in pooling_m.h, shared with the int16 kernels):
  *  - Helium (MVE): MAX sixteen int8 lanes (VMAX), AVERAGE sixteen channels
  *    as four int32 vectors of sums; the last group tail-predicated;
  *  - DSP: MAX four channels per word (SSUB8 sets a flag per byte, SEL picks
@@ -20,7 +21,7 @@
  * The average's rounding division stays scalar (SDIV) on every path.
  */
 #include "internal.h"
-#include "mprofile.h"
+#include "pooling_m.h"
 
 size_t tvmd_cmsis_avg_pool_s8_get_buffer_size(const tvmd_cmsis_pool_params_t* p) {
   return (size_t)p->channels * sizeof(int32_t); /* as arm_avgpool_s8_get_buffer_size */
@@ -55,27 +56,20 @@ static void max_pixel(int8_t* restrict out, const int8_t* restrict src, int32_t 
 
 /* ------------------------------------------------------------ M-profile */
 #if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
-/* An output pixel's window clipped to the image: tap (r, c) is channel 0 at
- * first + r * row_step + c * ch. */
-typedef struct {
-  const int8_t* first;
-  int32_t rows, cols, ch;
-  size_t row_step;
-} window_t;
-
-/* The average of the sum a of count taps: TFLM's rounding, halves away from zero. */
+/* The average of the sum a of count taps as int8. */
 static inline int8_t average(int32_t a, int32_t count, const tvmd_cmsis_pool_params_t* p) {
-  const int32_t v = a > 0 ? (a + count / 2) / count : (a - count / 2) / count;
-  return (int8_t)tvmd_cmsis_min(tvmd_cmsis_max(v, p->act_min), p->act_max);
+  return (int8_t)tvmd_pool_average(a, count, p);
 }
 
 #if TVMD_CMSIS_MVE
-static void max_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_params_t* p) {
+static void max_window(const tvmd_pool_window_t* w, void* output, const tvmd_cmsis_pool_params_t* p) {
+  int8_t* out = (int8_t*)output;
+  const int8_t* first = (const int8_t*)w->first;
   for (int32_t c = 0; c < w->ch; c += 16) {
     const mve_pred16_t t = vctp8q((uint32_t)(w->ch - c));
     int8x16_t m = vdupq_n_s8(INT8_MIN);
     for (int32_t r = 0; r < w->rows; r++) {
-      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      const int8_t* src = first + (size_t)r * w->row_step + (size_t)c;
       for (int32_t k = 0; k < w->cols; k++, src += w->ch) m = vmaxq_s8(m, vldrbq_z_s8(src, t));
     }
     m = vminq_s8(vmaxq_s8(m, vdupq_n_s8((int8_t)p->act_min)), vdupq_n_s8((int8_t)p->act_max));
@@ -83,7 +77,9 @@ static void max_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_par
   }
 }
 
-static void avg_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_params_t* p) {
+static void avg_window(const tvmd_pool_window_t* w, void* output, const tvmd_cmsis_pool_params_t* p) {
+  int8_t* out = (int8_t*)output;
+  const int8_t* first = (const int8_t*)w->first;
   const int32_t count = w->rows * w->cols;
   for (int32_t c = 0; c < w->ch; c += 16) {
     const int32_t n = w->ch - c;
@@ -91,7 +87,7 @@ static void avg_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_par
     const mve_pred16_t t2 = vctp32q((uint32_t)(n > 8 ? n - 8 : 0)), t3 = vctp32q((uint32_t)(n > 12 ? n - 12 : 0));
     int32x4_t s0 = vdupq_n_s32(0), s1 = s0, s2 = s0, s3 = s0;
     for (int32_t r = 0; r < w->rows; r++) {
-      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      const int8_t* src = first + (size_t)r * w->row_step + (size_t)c;
       for (int32_t k = 0; k < w->cols; k++, src += w->ch) {
         s0 = vaddq_s32(s0, vldrbq_z_s32(src, t0));
         s1 = vaddq_s32(s1, vldrbq_z_s32(src + 4, t1));
@@ -109,13 +105,15 @@ static void avg_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_par
 }
 
 #else /* TVMD_CMSIS_DSP */
-static void max_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_params_t* p) {
+static void max_window(const tvmd_pool_window_t* w, void* output, const tvmd_cmsis_pool_params_t* p) {
+  int8_t* out = (int8_t*)output;
+  const int8_t* first = (const int8_t*)w->first;
   const uint32_t lo = (uint8_t)p->act_min * 0x01010101u, hi = (uint8_t)p->act_max * 0x01010101u;
   int32_t c = 0;
   for (; c + 4 <= w->ch; c += 4) {
     uint32_t m = 0x80808080u; /* -128 in every byte */
     for (int32_t r = 0; r < w->rows; r++) {
-      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      const int8_t* src = first + (size_t)r * w->row_step + (size_t)c;
       for (int32_t k = 0; k < w->cols; k++, src += w->ch) m = tvmd_cmsis_max_s8x4(m, tvmd_cmsis_read_s8x4(src));
     }
     m = tvmd_cmsis_min_s8x4(tvmd_cmsis_max_s8x4(m, lo), hi);
@@ -124,7 +122,7 @@ static void max_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_par
   for (; c < w->ch; c++) {
     int32_t m = INT8_MIN;
     for (int32_t r = 0; r < w->rows; r++) {
-      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      const int8_t* src = first + (size_t)r * w->row_step + (size_t)c;
       for (int32_t k = 0; k < w->cols; k++, src += w->ch) m = tvmd_cmsis_max(m, *src);
     }
     out[c] = (int8_t)tvmd_cmsis_min(tvmd_cmsis_max(m, p->act_min), p->act_max);
@@ -132,13 +130,15 @@ static void max_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_par
 }
 
 /* Only for windows of at most 256 taps (the int16 sums). */
-static void avg_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_params_t* p) {
+static void avg_window(const tvmd_pool_window_t* w, void* output, const tvmd_cmsis_pool_params_t* p) {
+  int8_t* out = (int8_t*)output;
+  const int8_t* first = (const int8_t*)w->first;
   const int32_t count = w->rows * w->cols;
   int32_t c = 0;
   for (; c + 4 <= w->ch; c += 4) {
     uint32_t s02 = 0, s13 = 0; /* channels c, c+2 and c+1, c+3 as int16 halves */
     for (int32_t r = 0; r < w->rows; r++) {
-      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      const int8_t* src = first + (size_t)r * w->row_step + (size_t)c;
       for (int32_t k = 0; k < w->cols; k++, src += w->ch) {
         const uint32_t v = tvmd_cmsis_read_s8x4(src);
         s02 = (uint32_t)__sxtab16((int16x2_t)s02, (int8x4_t)v);
@@ -153,7 +153,7 @@ static void avg_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_par
   for (; c < w->ch; c++) {
     int32_t a = 0;
     for (int32_t r = 0; r < w->rows; r++) {
-      const int8_t* src = w->first + (size_t)r * w->row_step + (size_t)c;
+      const int8_t* src = first + (size_t)r * w->row_step + (size_t)c;
       for (int32_t k = 0; k < w->cols; k++, src += w->ch) a += *src;
     }
     out[c] = average(a, count, p);
@@ -161,40 +161,17 @@ static void avg_window(const window_t* w, int8_t* out, const tvmd_cmsis_pool_par
 }
 #endif
 
-/* The window of output pixel (b, oy, ox), clipped (empty when it lies outside the image). */
-static window_t window_of(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int32_t b, int32_t oy,
-                          int32_t ox) {
-  const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
-  int32_t fy0, fy1, fx0, fx1;
-  clip(iy0, p->filter_h, p->in_h, &fy0, &fy1);
-  clip(ix0, p->filter_w, p->in_w, &fx0, &fx1);
-  window_t w;
-  w.rows = fy1 > fy0 ? fy1 - fy0 : 0;
-  w.cols = fx1 > fx0 ? fx1 - fx0 : 0;
-  w.ch = p->channels;
-  w.row_step = (size_t)p->in_w * (size_t)p->channels;
-  const size_t pixel = ((size_t)b * (size_t)p->in_h + (size_t)(iy0 + fy0)) * (size_t)p->in_w + (size_t)(ix0 + fx0);
-  w.first = input + (w.rows > 0 && w.cols > 0 ? pixel * (size_t)p->channels : 0);
-  return w;
+/* Every output pixel through avg_window or max_window (pooling_m.h's walk),
+ * each walk a function of its own (kept out of the kernel, whose plain loop
+ * would otherwise share its registers). */
+static __attribute__((noinline)) int32_t avg_pool_m(const tvmd_cmsis_pool_params_t* p, const int8_t* input,
+                                                    int8_t* output) {
+  return tvmd_pool_m(p, input, output, 1, 1, avg_window);
 }
 
-/* Every output pixel through avg_window or max_window. */
-static int32_t pool_m(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output, int is_avg) {
-  int8_t* out = output;
-  for (int32_t b = 0; b < p->batches; b++) {
-    for (int32_t oy = 0; oy < p->out_h; oy++) {
-      for (int32_t ox = 0; ox < p->out_w; ox++, out += p->channels) {
-        const window_t w = window_of(p, input, b, oy, ox);
-        if (is_avg) {
-          if (w.rows == 0 || w.cols == 0) return TVMD_ERR_KERNEL; /* TFLM fails an empty window too */
-          avg_window(&w, out, p);
-        } else {
-          max_window(&w, out, p);
-        }
-      }
-    }
-  }
-  return TVMD_OK;
+static __attribute__((noinline)) int32_t max_pool_m(const tvmd_cmsis_pool_params_t* p, const int8_t* input,
+                                                    int8_t* output) {
+  return tvmd_pool_m(p, input, output, 1, 0, max_window);
 }
 #endif
 
@@ -210,9 +187,9 @@ int32_t tvmd_cmsis_avg_pool_s8(const void* params, void* const* buffers, void* r
   int32_t* acc = (int32_t*)buffers[2];
   const int32_t ch = p->channels;
 #if TVMD_CMSIS_MVE
-  return pool_m(p, input, output, 1);
+  return avg_pool_m(p, input, output);
 #elif TVMD_CMSIS_DSP
-  if (p->filter_h * p->filter_w <= 256) return pool_m(p, input, output, 1);
+  if (p->filter_h * p->filter_w <= 256) return avg_pool_m(p, input, output);
 #endif
   for (int32_t b = 0; b < p->batches; b++) {
     for (int32_t oy = 0; oy < p->out_h; oy++) {
@@ -257,7 +234,7 @@ int32_t tvmd_cmsis_max_pool_s8(const void* params, void* const* buffers, void* r
   int8_t* output = (int8_t*)buffers[1];
   const int32_t ch = p->channels;
 #if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
-  return pool_m(p, input, output, 0);
+  return max_pool_m(p, input, output);
 #endif
   for (int32_t b = 0; b < p->batches; b++) {
     for (int32_t oy = 0; oy < p->out_h; oy++) {

@@ -10,6 +10,7 @@
 #define TVMD_CMSIS_S16_H_
 
 #include "internal.h"
+#include "mprofile.h"
 
 /* The int64 whose two's-complement bits are u. */
 static inline int64_t tvmd_cmsis_wrap64(uint64_t u) {
@@ -29,12 +30,26 @@ static inline int64_t tvmd_cmsis_floor_shift64(int64_t x, int n) {
 /* x * multiplier / 2^(31 - shift), rounded half up, for shift <= 14 (checked
  * at prepare): the multiplier reduced to Q15 first; truncated to int32 as
  * TFLM's cast does. */
+#if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
+/* The same integers on a 32-bit M-profile core (GCC or Clang: signed right
+ * shifts are arithmetic, conversions to a narrower signed type wrap): the
+ * reduced multiplier fits 16 bits, so the product is one UMULL and two MLAs
+ * modulo 2^64; the floor is the arithmetic shift, without the portable
+ * form's branch. */
+static inline int32_t tvmd_cmsis_requantize_s64(int64_t x, int32_t multiplier, int32_t shift) {
+  const int32_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+  const int total_shift = 15 - (int)shift;
+  const uint64_t rounded = (uint64_t)x * (uint64_t)(int64_t)reduced + ((uint64_t)1 << (total_shift - 1));
+  return (int32_t)((int64_t)rounded >> total_shift);
+}
+#else
 static inline int32_t tvmd_cmsis_requantize_s64(int64_t x, int32_t multiplier, int32_t shift) {
   const int64_t reduced = multiplier < 0x7FFF0000 ? ((int64_t)multiplier + (1 << 15)) >> 16 : 0x7FFF;
   const int total_shift = 15 - (int)shift;
   const uint64_t rounded = (uint64_t)x * (uint64_t)reduced + ((uint64_t)1 << (total_shift - 1));
   return tvmd_cmsis_wrap32((uint32_t)(uint64_t)tvmd_cmsis_floor_shift64(tvmd_cmsis_wrap64(rounded), total_shift));
 }
+#endif
 
 /* One output of a weighted s16 kernel: the raw sum (its low 32 bits are the
  * int32 accumulator) plus the bias of the bias's width, requantized at that

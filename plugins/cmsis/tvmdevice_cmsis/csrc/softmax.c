@@ -22,7 +22,10 @@
  * SaturatingRoundingMultiplyByPOT the saturating VQSHL, the wrapping
  * additions VADD / VSUB, and each conditional a predicated select.  The
  * sum of exponentials wraps as the plain path's, in any order.  DSP and
- * plain C run the scalar loops below.
+ * plain C run the scalar loops below, DSP taking the maximum four entries per
+ * word (SSUB8 / SEL); the exponentials (gemmlowp's 32-bit fixed point, twice
+ * per entry) are most of the cost and have no cheaper DSP form: the DSP
+ * extension has no 32 x 32-bit SIMD multiply.
  */
 #include "internal.h"
 #include "mprofile.h"
@@ -156,6 +159,19 @@ static inline int32x4_t scaled_mve(const tvmd_cmsis_softmax_params_t* p, const i
 }
 #endif
 
+#if TVMD_CMSIS_DSP && !TVMD_CMSIS_MVE
+/* The row's maximum four entries per word (SSUB8 / SEL), then the word's four bytes and the tail. */
+static int32_t max_dsp(const int8_t* x, int32_t depth) {
+  uint32_t max4 = 0x80808080u; /* -128 in every byte */
+  int32_t c = 0;
+  for (; c + 4 <= depth; c += 4) max4 = tvmd_cmsis_max_s8x4(max4, tvmd_cmsis_read_s8x4(x + c));
+  int32_t m = INT8_MIN;
+  for (int k = 0; k < 32; k += 8) m = tvmd_cmsis_max(m, (int8_t)(uint8_t)(max4 >> k));
+  for (; c < depth; c++) m = tvmd_cmsis_max(m, x[c]);
+  return m;
+}
+#endif
+
 size_t tvmd_cmsis_softmax_s8_get_buffer_size(const tvmd_cmsis_softmax_params_t* p) {
   (void)p;
   return 0;
@@ -187,8 +203,12 @@ void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int
                                   TVMD_RDPOT_N(exp_on_negative_values_mve(scaled), ACCUMULATION_INTEGER_BITS), in);
     }
 #else
+#if TVMD_CMSIS_DSP
+    const int32_t max_in_row = max_dsp(x, depth);
+#else
     int32_t max_in_row = INT8_MIN;
     for (int32_t c = 0; c < depth; c++) max_in_row = tvmd_cmsis_max(max_in_row, x[c]);
+#endif
     int32_t sum_of_exps = 0; /* Q12.19 */
     for (int32_t c = 0; c < depth; c++) {
       const int32_t diff = x[c] - max_in_row;
