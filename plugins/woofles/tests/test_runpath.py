@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import tvmdevice
-import tvmdevice_woofles
 from tvmdevice.aot.builder import ModelBuilder
+
+import tvmdevice_woofles
 
 from _run import tflm_run
 
