@@ -332,6 +332,57 @@ AVX2 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int3
   }
 }
 
+/* 16 sums (c0: columns 0..7, c1: 8..15) to int8: bias, requantization,
+ * clamp; the first live columns written.  A partial block requantizes
+ * through zero-filled copies of its parameters: no read past live. */
+AVX2_INLINE void store16_s8(__m256i c0, __m256i c1, const int32_t* bias, const int32_t* multiplier,
+                            const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, size_t live) {
+  if (live == 16) {
+    _mm_storeu_si128((__m128i*)(void*)out, narrow16(finish8(c0, bias, multiplier, shift, q),
+                                                    finish8(c1, bias ? bias + 8 : NULL, multiplier + 8, shift + 8, q)));
+    return;
+  }
+  int32_t t_bias[16] = {0}, t_mult[16] = {0}, t_shift[16] = {0};
+  int8_t t_out[16];
+  if (bias != NULL) memcpy(t_bias, bias, live * sizeof(int32_t));
+  memcpy(t_mult, multiplier, live * sizeof(int32_t));
+  memcpy(t_shift, shift, live * sizeof(int32_t));
+  _mm_storeu_si128((__m128i*)(void*)t_out, narrow16(finish8(c0, t_bias, t_mult, t_shift, q),
+                                                    finish8(c1, t_bias + 8, t_mult + 8, t_shift + 8, q)));
+  memcpy(out, t_out, live);
+}
+
+/* The sums of 8 columns' rows (w: the first, depth bytes apart): one
+ * accumulator per column, 16 products a step (the weights widened, one
+ * vpmaddwd), added horizontally at the end into one vector, column order. */
+AVX2_INLINE __m256i dot8_s8(const int16_t* a, int32_t depth, const int8_t* w) {
+  __m256i c[8];
+  for (int k = 0; k < 8; k++) c[k] = _mm256_setzero_si256();
+  for (int32_t i = 0; i < depth; i += 16) {
+    const __m256i x = _mm256_loadu_si256((const __m256i*)(const void*)(a + i));
+    for (int k = 0; k < 8; k++) {
+      const __m128i bytes = _mm_loadu_si128((const __m128i*)(const void*)(w + (size_t)k * (size_t)depth + i));
+      c[k] = _mm256_add_epi32(c[k], _mm256_madd_epi16(x, _mm256_cvtepi8_epi16(bytes)));
+    }
+  }
+  /* Pairwise sums: u0 holds columns 0..3 of each 128-bit half, u1 4..7. */
+  const __m256i u0 = _mm256_hadd_epi32(_mm256_hadd_epi32(c[0], c[1]), _mm256_hadd_epi32(c[2], c[3]));
+  const __m256i u1 = _mm256_hadd_epi32(_mm256_hadd_epi32(c[4], c[5]), _mm256_hadd_epi32(c[6], c[7]));
+  return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
+}
+
+AVX2 void tvmd_cmsis_gemv_s8_avx2(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
+                                  const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
+                                  int8_t* out) {
+  for (int32_t j = 0; j < n; j += 16) {
+    const int8_t* wj = w + (size_t)j * (size_t)depth;
+    const __m256i c0 = dot8_s8(a, depth, wj);
+    const __m256i c1 = dot8_s8(a, depth, wj + 8 * (size_t)depth);
+    store16_s8(c0, c1, bias ? bias + j : NULL, multiplier + j, shift + j, q, out + j,
+               (size_t)tvmd_cmsis_min(16, n - j));
+  }
+}
+
 /* The pair-interleaved depthwise weights (see depthwise_conv.c) of taps 2p
  * and 2p + 1 for 16 channels multiplied with the two taps' inputs: the input
  * bytes interleaved the same way, widened, the input offset added, then one
