@@ -43,6 +43,14 @@ def test_depthwise_tap_counts(level, kernel):
     assert_bit_exact(model, levels=[level])
 
 
+@pytest.mark.parametrize("channels", [256, 272])
+def test_depthwise_channel_chunks(level, channels):
+    """The portable loop requantizes 256 channels at a time: one chunk exactly, and a second with a tail."""
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=(1, 4, 5, channels), kernel=(3, 3), padding="SAME",
+                            depth_multiplier=1, per_channel=True, bias=True, input_zero_point=127, seed=channels)
+    assert_bit_exact(model, levels=[level])
+
+
 @pytest.mark.parametrize("filters, kernel", [(8, (1, 1)), (16, (1, 1)), (37, (3, 3)), (80, (1, 1)), (130, (3, 1))])
 def test_conv_gemm_tiles(level, filters, kernel):
     """GEMM column counts below, at and past the 16-column block; pointwise and im2col inputs."""
