@@ -30,6 +30,8 @@ INT32_MAX = 2**31 - 1
 MAX_ABS_INPUT = 255
 #: The batch-1 GEMM's int8 weight rows are padded to a multiple of this: one AVX2 vector of int16.
 GEMV_DEPTH = 16
+
+
 @dataclass(frozen=True)
 class BufferSpec:
     """What one kernel buffer must be: element count and dtype (shape for messages).

@@ -8,8 +8,8 @@ int16 pair-interleaved layout of the C GEMM.  At batch 1 every weight is read
 once per run, so their bytes are most of the time: there, when they fit int8
 (a weights offset of 0 always does), they are packed as int8 rows instead,
 one per output column.  The M-profile packing (``-mcpu=cortex-m*``) leaves
-the weights in the model (the kernel reads them
-from its weights buffer and adds the offset as it goes).
+the weights in the model (the kernel reads them from its weights buffer and
+adds the offset as it goes).
 """
 
 from __future__ import annotations
