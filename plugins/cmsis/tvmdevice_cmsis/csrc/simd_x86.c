@@ -353,7 +353,8 @@ AVX2 void tvmd_cmsis_gemv_s8_avx2(const int16_t* a, int32_t depth, const int8_t*
   for (int32_t j = 0; j < n; j += 16) {
     const int8_t* wj = w + (size_t)j * (size_t)depth;
     const __m256i c0 = dot8_s8(a, depth, wj);
-    const __m256i c1 = dot8_s8(a, depth, wj + 8 * (size_t)depth);
+    /* A last block of at most 8 live columns skips the padding rows. */
+    const __m256i c1 = n - j > 8 ? dot8_s8(a, depth, wj + 8 * (size_t)depth) : _mm256_setzero_si256();
     store16_s8(c0, c1, bias ? bias + j : NULL, multiplier + j, shift + j, q, out + j,
                (size_t)tvmd_cmsis_min(16, n - j));
   }
