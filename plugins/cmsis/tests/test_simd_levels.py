@@ -4,8 +4,8 @@ The property tests (test_bit_exact_ops.py) already run every level this CPU
 has on small shapes; here each level is a test parameter (skipped, saying
 why, when the CPU lacks it) over the shapes that reach its vector loops:
 full 16-channel depthwise blocks with channel tails, wide and narrow GEMM
-tiles, requantization tails, and every int8 input pair of ADD, MUL,
-MAXIMUM and MINIMUM.
+tiles, batch-1 FULLY_CONNECTED on int8 weight rows, requantization tails,
+and every int8 input pair of ADD, MUL, MAXIMUM and MINIMUM.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import pytest
 from tvmdevice.aot.builder import single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.testing.oracle import tflm_run
+
+from tvmdevice_cmsis import kernels
 
 from conftest import assert_bit_exact, run_cmsis, simd_level_params, simd_path
 
@@ -41,6 +43,14 @@ def test_depthwise_tap_counts(level, kernel):
     assert_bit_exact(model, levels=[level])
 
 
+@pytest.mark.parametrize("channels", [256, 272])
+def test_depthwise_channel_chunks(level, channels):
+    """The portable loop requantizes 256 channels at a time: one chunk exactly, and a second with a tail."""
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=(1, 4, 5, channels), kernel=(3, 3), padding="SAME",
+                            depth_multiplier=1, per_channel=True, bias=True, input_zero_point=127, seed=channels)
+    assert_bit_exact(model, levels=[level])
+
+
 @pytest.mark.parametrize("filters, kernel", [(8, (1, 1)), (16, (1, 1)), (37, (3, 3)), (80, (1, 1)), (130, (3, 1))])
 def test_conv_gemm_tiles(level, filters, kernel):
     """GEMM column counts below, at and past the 16-column block; pointwise and im2col inputs."""
@@ -62,6 +72,20 @@ def test_fully_connected_gemm_rows(level, batches, units):
     """Batch rows below and past the 4-row tile, column tails."""
     model = single_op_model("FULLY_CONNECTED", input_shape=(batches, 27), units=units, activation="RELU",
                             input_zero_point=9, seed=units)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("depth, units", [(1, 3), (27, 10), (33, 16), (640, 37), (128, 130)])
+@pytest.mark.parametrize("per_channel", [False, True], ids=["per-tensor", "per-channel"])
+@pytest.mark.parametrize("input_zero_point", [-128, 127])
+def test_fully_connected_batch1_int8_rows(level, depth, units, per_channel, input_zero_point):
+    """Batch 1 reads int8 weight rows: depths below, at and past the 16-value step (zero padded), column
+    counts below, at and past the 16-column block, inputs offset by the extreme zero points."""
+    model = single_op_model("FULLY_CONNECTED", input_shape=(1, depth), units=units, per_channel=per_channel,
+                            input_zero_point=input_zero_point, out_zero_point=-128 if per_channel else 127,
+                            seed=depth + units)
+    graph = load_tflite(model)
+    assert kernels.prepare(graph, graph.operators[0]).params.values["weights_s8"] is not None
     assert_bit_exact(model, levels=[level])
 
 

@@ -142,7 +142,11 @@ FULLY_CONNECTED_PARAMS = Layout("tvmd_cmsis_fully_connected_params_t", (
     Field("k_pairs", "int32_t", doc="(accum_depth + 1) / 2"),
     Field("ldw", "int32_t", doc="out_ch rounded up to TVMD_CMSIS_GEMM_COLS"),
     *_REQUANT,
-    Field("weights", "const int16_t*", doc="[k_pairs][ldw][2]: weight + weights offset, pair-interleaved, zero padded"),
+    Field("weights", "const int16_t*", doc="[k_pairs][ldw][2]: weight + weights offset, pair-interleaved, zero "
+          "padded; NULL when weights_s8 is set"),
+    Field("depth_s8", "int32_t", doc="accum_depth rounded up to 16: the rows of weights_s8 (0 without them)"),
+    Field("weights_s8", "const int8_t*", doc="batch 1 with weight + weights offset in int8: [ldw][depth_s8], one "
+          "output column's weights per row, zero padded; else NULL"),
     *_CHANNEL_QUANT,
 ), doc="FULLY_CONNECTED, [batches, accum_depth] x [out_ch, accum_depth]^T.")
 

@@ -6,8 +6,17 @@
  */
 #include "internal.h"
 
+/* tvmd_multiply_by_quantized_multiplier with the rounding divide's mask
+ * computed in uint32 (right <= 31, so 1u << right is defined) instead of
+ * int64: a 64-bit variable shift left GCC's vectorizer without a vector type,
+ * and the loops below scalar (5.5 ns a value on AVX2 hardware). */
 TVMD_CMSIS_INLINE int32_t requantize_one(int32_t x, int32_t multiplier, int32_t shift) {
-  return tvmd_multiply_by_quantized_multiplier(x, multiplier, shift);
+  const int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  const int32_t high = tvmd_sat_rounding_doubling_high_mul((int32_t)((uint32_t)x << left), multiplier);
+  const int32_t mask = (int32_t)((1u << right) - 1u);
+  const int32_t remainder = high & mask;
+  const int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+  return (high >> right) + (remainder > threshold ? 1 : 0);
 }
 
 TVMD_CMSIS_SIMD

@@ -221,114 +221,142 @@ AVX2 void tvmd_cmsis_requantize_avx2(const int32_t* acc, const int32_t* bias, co
   }
 }
 
-/* tile8 with 2 vectors (16 columns) whose sums are requantized in registers
- * and written as int8: the first live columns of each row's out. */
-AVX2_INLINE void tile8_s8(const int16_t* a, int32_t lda, int rows, int32_t pairs, const int32_t* w, int32_t ldw,
+/* 16 sums (c0: columns 0..7, c1: 8..15) to int8: bias, requantization,
+ * clamp; the first live columns written.  A partial block requantizes
+ * through zero-filled copies of its parameters: no read past live. */
+AVX2_INLINE void store16_s8(__m256i c0, __m256i c1, const int32_t* bias, const int32_t* multiplier,
+                            const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, size_t live) {
+  if (live == 16) {
+    _mm_storeu_si128((__m128i*)(void*)out, narrow16(finish8(c0, bias, multiplier, shift, q),
+                                                    finish8(c1, bias ? bias + 8 : NULL, multiplier + 8, shift + 8, q)));
+    return;
+  }
+  int32_t t_bias[16] = {0}, t_mult[16] = {0}, t_shift[16] = {0};
+  int8_t t_out[16];
+  if (bias != NULL) memcpy(t_bias, bias, live * sizeof(int32_t));
+  memcpy(t_mult, multiplier, live * sizeof(int32_t));
+  memcpy(t_shift, shift, live * sizeof(int32_t));
+  _mm_storeu_si128((__m128i*)(void*)t_out, narrow16(finish8(c0, t_bias, t_mult, t_shift, q),
+                                                    finish8(c1, t_bias + 8, t_mult + 8, t_shift + 8, q)));
+  memcpy(out, t_out, live);
+}
+
+/* Input values 2p and 2p + 1 of a row in every int32 lane. */
+AVX2_INLINE __m256i broadcast_pair(const int16_t* a) {
+  int32_t pair;
+  memcpy(&pair, a, sizeof(pair));
+  return _mm256_set1_epi32(pair);
+}
+
+/* A 4-row tile of 16 columns whose sums are requantized in registers and
+ * written as int8 (the first live columns of each row).  The accumulators
+ * are named, not an array: GCC then keeps all eight in registers (with an
+ * array it spilled one, and the loop waited on the reload every pair). */
+#define MADD8(c, x, b) ((c) = _mm256_add_epi32((c), _mm256_madd_epi16((x), (b))))
+AVX2_INLINE void tile4_s8(const int16_t* a, int32_t lda, int32_t pairs, const int32_t* w, int32_t ldw,
                           const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
                           const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo, size_t live) {
-  __m256i c[4][2];
-  for (int r = 0; r < rows; r++) c[r][0] = c[r][1] = _mm256_setzero_si256();
+  __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  const int16_t *a0 = a, *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda;
   for (int32_t p = 0; p < pairs; p++) {
     const int32_t* wp = w + (size_t)p * (size_t)ldw;
     const __m256i b0 = _mm256_loadu_si256((const __m256i*)(const void*)wp);
     const __m256i b1 = _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8));
-    for (int r = 0; r < rows; r++) {
-      int32_t pair;
-      memcpy(&pair, a + (size_t)r * (size_t)lda + 2 * (size_t)p, sizeof(pair));
-      const __m256i x = _mm256_set1_epi32(pair);
-      c[r][0] = _mm256_add_epi32(c[r][0], _mm256_madd_epi16(x, b0));
-      c[r][1] = _mm256_add_epi32(c[r][1], _mm256_madd_epi16(x, b1));
-    }
+    __m256i x = broadcast_pair(a0 + 2 * (size_t)p);
+    MADD8(c00, x, b0);
+    MADD8(c01, x, b1);
+    x = broadcast_pair(a1 + 2 * (size_t)p);
+    MADD8(c10, x, b0);
+    MADD8(c11, x, b1);
+    x = broadcast_pair(a2 + 2 * (size_t)p);
+    MADD8(c20, x, b0);
+    MADD8(c21, x, b1);
+    x = broadcast_pair(a3 + 2 * (size_t)p);
+    MADD8(c30, x, b0);
+    MADD8(c31, x, b1);
   }
-  for (int r = 0; r < rows; r++) {
-    const __m128i y = narrow16(finish8(c[r][0], bias, multiplier, shift, q),
-                               finish8(c[r][1], bias ? bias + 8 : NULL, multiplier + 8, shift + 8, q));
-    int8_t* dst = out + (size_t)r * (size_t)ldo;
-    if (live == 16) {
-      _mm_storeu_si128((__m128i*)(void*)dst, y);
-    } else {
-      int8_t t_out[16];
-      _mm_storeu_si128((__m128i*)(void*)t_out, y);
-      memcpy(dst, t_out, live);
-    }
-  }
+  store16_s8(c00, c01, bias, multiplier, shift, q, out, live);
+  store16_s8(c10, c11, bias, multiplier, shift, q, out + ldo, live);
+  store16_s8(c20, c21, bias, multiplier, shift, q, out + 2 * (size_t)ldo, live);
+  store16_s8(c30, c31, bias, multiplier, shift, q, out + 3 * (size_t)ldo, live);
 }
 
-/* tile8_s8 for a single row (FULLY_CONNECTED at batch 1): the pairs split
- * over four accumulator sets, so four multiply-add chains overlap instead of
- * one waiting on the previous (integer sums: any order gives the same). */
-AVX2_INLINE void row8_s8(const int16_t* a, int32_t pairs, const int32_t* w, int32_t ldw, const int32_t* bias,
+/* tile4_s8 for a single row (batch rows past a multiple of 4): the pairs
+ * split over two accumulator sets, so two multiply-add chains overlap
+ * (integer sums: any order gives the same). */
+AVX2_INLINE void row1_s8(const int16_t* a, int32_t pairs, const int32_t* w, int32_t ldw, const int32_t* bias,
                          const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out,
                          size_t live) {
-  __m256i c[4][2];
-  for (int k = 0; k < 4; k++) c[k][0] = c[k][1] = _mm256_setzero_si256();
+  __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00;
   int32_t p = 0;
-  for (; p + 4 <= pairs; p += 4) {
-    for (int k = 0; k < 4; k++) {
-      const int32_t* wp = w + (size_t)(p + k) * (size_t)ldw;
-      int32_t pair;
-      memcpy(&pair, a + 2 * (size_t)(p + k), sizeof(pair));
-      const __m256i x = _mm256_set1_epi32(pair);
-      c[k][0] = _mm256_add_epi32(c[k][0], _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)wp)));
-      c[k][1] = _mm256_add_epi32(c[k][1],
-                                 _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8))));
-    }
-  }
-  for (; p < pairs; p++) {
+  for (; p + 2 <= pairs; p += 2) {
     const int32_t* wp = w + (size_t)p * (size_t)ldw;
-    int32_t pair;
-    memcpy(&pair, a + 2 * (size_t)p, sizeof(pair));
-    const __m256i x = _mm256_set1_epi32(pair);
-    c[0][0] = _mm256_add_epi32(c[0][0], _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)wp)));
-    c[0][1] = _mm256_add_epi32(c[0][1], _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8))));
+    __m256i x = broadcast_pair(a + 2 * (size_t)p);
+    MADD8(c00, x, _mm256_loadu_si256((const __m256i*)(const void*)wp));
+    MADD8(c01, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8)));
+    x = broadcast_pair(a + 2 * (size_t)p + 2);
+    MADD8(c10, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + ldw)));
+    MADD8(c11, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + ldw + 8)));
   }
-  for (int v = 0; v < 2; v++) {
-    c[0][v] = _mm256_add_epi32(_mm256_add_epi32(c[0][v], c[1][v]), _mm256_add_epi32(c[2][v], c[3][v]));
+  if (p < pairs) {
+    const int32_t* wp = w + (size_t)p * (size_t)ldw;
+    const __m256i x = broadcast_pair(a + 2 * (size_t)p);
+    MADD8(c00, x, _mm256_loadu_si256((const __m256i*)(const void*)wp));
+    MADD8(c01, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8)));
   }
-  const __m128i y = narrow16(finish8(c[0][0], bias, multiplier, shift, q),
-                             finish8(c[0][1], bias ? bias + 8 : NULL, multiplier + 8, shift + 8, q));
-  if (live == 16) {
-    _mm_storeu_si128((__m128i*)(void*)out, y);
-  } else {
-    int8_t t_out[16];
-    _mm_storeu_si128((__m128i*)(void*)t_out, y);
-    memcpy(out, t_out, live);
-  }
+  store16_s8(_mm256_add_epi32(c00, c10), _mm256_add_epi32(c01, c11), bias, multiplier, shift, q, out, live);
 }
 
 AVX2 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
                                   int32_t ldw, int32_t n, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo) {
   const int32_t* w32 = (const int32_t*)(const void*)w;
-  /* The last column block's requantization, zero-filled to 16 lanes. */
-  const int32_t full = n & ~15;
-  const size_t left = (size_t)(n - full);
-  int32_t t_bias[16] = {0}, t_mult[16] = {0}, t_shift[16] = {0};
-  if (left) {
-    if (bias != NULL) memcpy(t_bias, bias + full, left * sizeof(int32_t));
-    memcpy(t_mult, multiplier + full, left * sizeof(int32_t));
-    memcpy(t_shift, shift + full, left * sizeof(int32_t));
-  }
   for (int32_t r = 0; r < m;) {
     const int rows = m - r >= 4 ? 4 : 1;
     const int16_t* ar = a + (size_t)r * (size_t)lda;
     int8_t* o = out + (size_t)r * (size_t)ldo;
-    for (int32_t j = 0; j < full; j += 16) {
+    for (int32_t j = 0; j < n; j += 16) {
+      const size_t live = (size_t)tvmd_cmsis_min(16, n - j);
+      const int32_t* b = bias ? bias + j : NULL;
       if (rows == 4) {
-        tile8_s8(ar, lda, 4, k_pairs, w32 + j, ldw, bias ? bias + j : NULL, multiplier + j, shift + j, q, o + j, ldo,
-                 16);
+        tile4_s8(ar, lda, k_pairs, w32 + j, ldw, b, multiplier + j, shift + j, q, o + j, ldo, live);
       } else {
-        row8_s8(ar, k_pairs, w32 + j, ldw, bias ? bias + j : NULL, multiplier + j, shift + j, q, o + j, 16);
-      }
-    }
-    if (left) {
-      if (rows == 4) {
-        tile8_s8(ar, lda, 4, k_pairs, w32 + full, ldw, t_bias, t_mult, t_shift, q, o + full, ldo, left);
-      } else {
-        row8_s8(ar, k_pairs, w32 + full, ldw, t_bias, t_mult, t_shift, q, o + full, left);
+        row1_s8(ar, k_pairs, w32 + j, ldw, b, multiplier + j, shift + j, q, o + j, live);
       }
     }
     r += rows;
+  }
+}
+
+/* The sums of 8 columns' rows (w: the first, depth bytes apart): one
+ * accumulator per column, 16 products a step (the weights widened, one
+ * vpmaddwd), added horizontally at the end into one vector, column order. */
+AVX2_INLINE __m256i dot8_s8(const int16_t* a, int32_t depth, const int8_t* w) {
+  __m256i c[8];
+  for (int k = 0; k < 8; k++) c[k] = _mm256_setzero_si256();
+  for (int32_t i = 0; i < depth; i += 16) {
+    const __m256i x = _mm256_loadu_si256((const __m256i*)(const void*)(a + i));
+    for (int k = 0; k < 8; k++) {
+      const __m128i bytes = _mm_loadu_si128((const __m128i*)(const void*)(w + (size_t)k * (size_t)depth + i));
+      c[k] = _mm256_add_epi32(c[k], _mm256_madd_epi16(x, _mm256_cvtepi8_epi16(bytes)));
+    }
+  }
+  /* Pairwise sums: u0 holds columns 0..3 of each 128-bit half, u1 4..7. */
+  const __m256i u0 = _mm256_hadd_epi32(_mm256_hadd_epi32(c[0], c[1]), _mm256_hadd_epi32(c[2], c[3]));
+  const __m256i u1 = _mm256_hadd_epi32(_mm256_hadd_epi32(c[4], c[5]), _mm256_hadd_epi32(c[6], c[7]));
+  return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
+}
+
+AVX2 void tvmd_cmsis_gemv_s8_avx2(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
+                                  const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
+                                  int8_t* out) {
+  for (int32_t j = 0; j < n; j += 16) {
+    const int8_t* wj = w + (size_t)j * (size_t)depth;
+    const __m256i c0 = dot8_s8(a, depth, wj);
+    /* A last block of at most 8 live columns skips the padding rows. */
+    const __m256i c1 = n - j > 8 ? dot8_s8(a, depth, wj + 8 * (size_t)depth) : _mm256_setzero_si256();
+    store16_s8(c0, c1, bias ? bias + j : NULL, multiplier + j, shift + j, q, out + j,
+               (size_t)tvmd_cmsis_min(16, n - j));
   }
 }
 

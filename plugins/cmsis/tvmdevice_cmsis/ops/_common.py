@@ -22,12 +22,16 @@ from ..kernel_table import GEMM_COLS, NB
 
 __all__ = [
     "BufferSpec", "KernelPlan", "MAX_ABS_INPUT", "call_buffers", "check_extent", "constant", "check_accumulator",
-    "padded", "pair_interleaved", "channel_quant",
+    "padded", "pair_interleaved", "rows_s8", "GEMV_DEPTH", "channel_quant",
 ]
 
 INT32_MAX = 2**31 - 1
 #: |int8 value - int8 zero point| <= 255: the largest input operand of a dot product.
 MAX_ABS_INPUT = 255
+#: The batch-1 GEMM's int8 weight rows are padded to a multiple of this: one AVX2 vector of int16.
+GEMV_DEPTH = 16
+
+
 @dataclass(frozen=True)
 class BufferSpec:
     """What one kernel buffer must be: element count and dtype (shape for messages).
@@ -130,6 +134,18 @@ def pair_interleaved(rows: np.ndarray) -> np.ndarray:
     out[:, :, 0] = full[0::2]
     out[:, :, 1] = full[1::2]
     return out.reshape(out.shape[0], 2 * ldw)
+
+
+def rows_s8(rows: np.ndarray) -> np.ndarray:
+    """``[n, k]`` weights that fit int8 in the batch-1 GEMM's layout: int8 ``[ldw, padded(k, 16)]``, zero padded.
+
+    One output column's weights per row: a dot product reads them front to
+    back, 16 at a time, with no tail (half the bytes of the int16 layout).
+    """
+    n, k = rows.shape
+    out = np.zeros((padded(n, GEMM_COLS), padded(k, GEMV_DEPTH)), dtype=np.int8)
+    out[:n, :k] = rows
+    return out
 
 
 def channel_quant(multiplier: np.ndarray, shift: np.ndarray) -> dict[str, Any]:

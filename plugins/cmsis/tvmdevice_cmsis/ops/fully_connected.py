@@ -4,9 +4,12 @@ The op data (offsets, the weights offset, per-tensor or per-channel
 multipliers and shifts, activation range) is the core's
 :class:`tvmdevice.ops.fully_connected.FullyConnectedData`.  Here the weights
 offset is added to the weights, once, while they are rearranged into the
-int16 pair-interleaved layout of the C GEMM.  The M-profile packing
-(``-mcpu=cortex-m*``) leaves the weights in the model (the kernel reads them
-from its weights buffer and adds the offset as it goes).
+int16 pair-interleaved layout of the C GEMM.  At batch 1 every weight is read
+once per run, so their bytes are most of the time: there, when they fit int8
+(a weights offset of 0 always does), they are packed as int8 rows instead,
+one per output column.  The M-profile packing (``-mcpu=cortex-m*``) leaves
+the weights in the model (the kernel reads them from its weights buffer and
+adds the offset as it goes).
 """
 
 from __future__ import annotations
@@ -25,8 +28,13 @@ def prepare(graph: Graph, op: Operator, data: FullyConnectedData) -> c.KernelPla
     weights = c.constant(graph.tensor(op.inputs[1]), "weights").astype(np.int16) + np.int16(data.filter_offset)
     # |weight + weights offset| <= 255 too, so the input bound is the same.
     c.check_accumulator(np.abs(weights.astype(np.int64)).sum(axis=1))
+    if data.batches == 1 and weights.size and -128 <= weights.min() and weights.max() <= 127:
+        packed = {"weights": None, "weights_s8": c.rows_s8(weights),
+                  "depth_s8": c.padded(data.accum_depth, c.GEMV_DEPTH)}
+    else:
+        packed = {"weights": c.pair_interleaved(weights), "weights_s8": None, "depth_s8": 0}
     return c.KernelPlan({"k_pairs": (data.accum_depth + 1) // 2, "ldw": c.padded(data.out_ch, GEMM_COLS),
-                         "q": data, "weights": c.pair_interleaved(weights)})
+                         "q": data, **packed})
 
 
 def prepare_m(graph: Graph, op: Operator, data: FullyConnectedData) -> c.KernelPlan:
