@@ -99,6 +99,15 @@ class Binding:
         return call
 
 
+def plugin_function(bound: Callable[..., Any], device: "Device") -> Callable[..., Any] | None:
+    """The plugin's own implementation behind a bound hook, when the binding calls it directly
+    (``partial(fn, device)``); ``None`` when something stands between (tracing, a wrapper, fault
+    injection, an implementation taking a subset of the spec's arguments)."""
+    if isinstance(bound, functools.partial) and bound.args == (device,) and not bound.keywords:
+        return bound.func
+    return None
+
+
 def _spec_argnames(pm: pluggy.PluginManager, name: str) -> tuple[str, ...]:
     spec = getattr(pm.hook, name).spec
     assert spec is not None

@@ -13,12 +13,12 @@ unless the device was created in trace mode.
 
 from __future__ import annotations
 
-import functools
 import operator
 import warnings
 from typing import TYPE_CHECKING, Any, Callable
 
 from .attrs import DeviceAttrKind
+from .binding import plugin_function
 from .device_type import DeviceType, MemoryKind
 from .errors import (
     DeviceMemoryError,
@@ -502,8 +502,8 @@ def _checked_getter(device: Device, hook: str) -> Callable[[], Any]:
     device and the hook.
     """
     bound = device._binding.hook(hook)
-    if isinstance(bound, functools.partial) and bound.args == (device,) and not bound.keywords:
-        fn = bound.func
+    fn = plugin_function(bound, device)
+    if fn is not None:
 
         def call_fn() -> Any:
             try:

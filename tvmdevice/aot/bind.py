@@ -11,13 +11,13 @@ devices before binding and frees what binding allocated when it closes them.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._abi import kernel_info
+from ..binding import plugin_function
 from ..errors import KernelError, TVMDeviceError, error_for_status
 from ..kernel import is_c_kernel
 from ..memory import address_of, aligned_empty
@@ -224,8 +224,8 @@ class BoundPlan:
         Not in trace mode, and not when anything stands in for the plugin's own CopyDataFromTo (a
         wrapper, fault injection): those must see every copy, so the copy stays a call of the hook.
         """
-        bound = device._binding.hook("tvmdevice_copy_data_from_to")
-        if device._binding.trace or not (isinstance(bound, functools.partial) and bound.args == (device,)):
+        if device._binding.trace or plugin_function(device._binding.hook("tvmdevice_copy_data_from_to"),
+                                                    device) is None:
             return None
         call = self.module.registry.prepare_copy(device.type, device.options, nbytes, to_device)
         if call is None or not is_c_kernel(call.kernel):
