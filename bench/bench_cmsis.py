@@ -171,7 +171,10 @@ def kernel_paths(only: str | None = None) -> list[str]:
     """The cmsis-nn host SIMD levels to measure: every level this CPU runs, highest first (or just ``only``)."""
     from tvmdevice_cmsis import _kernels
 
-    levels = _kernels.SIMD_LEVELS[:_kernels.SIMD_LEVELS.index(_kernels.max_simd_level()) + 1]
+    if _kernels.simd_emulated():
+        raise SystemExit("tvmdevice-cmsis was built with TVMDEVICE_CMSIS_SIMD_EMULATION=1: its SIMD levels are "
+                         "emulated in portable C, and their times are not speed figures; measure a native build")
+    levels = list(_kernels.simd_levels())
     if only is not None:
         if only not in levels:
             raise SystemExit(f"this CPU lacks the {only} SIMD level (it runs {', '.join(levels)})")

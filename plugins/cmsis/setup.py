@@ -10,7 +10,9 @@ the build makes goes outside the source tree (``tvmdevice.build.build_dir``).
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 from setuptools import setup
@@ -26,9 +28,30 @@ HERE = Path(__file__).resolve().parent
 SPEED_FLAGS = [] if sys.platform == "win32" else [
     "-O3", "-fno-wrapv", "-ffp-contract=fast", "-fno-strict-aliasing", "-Werror=int-conversion"]
 
+
+
+def simd_emulation_flags() -> list[str]:
+    """``TVMDEVICE_CMSIS_SIMD_EMULATION=1``: the x86 SIMD paths compiled against SIMDe (portable C for the
+    intrinsics, csrc/simd_x86.h), so every SIMD level runs, slowly, on any x86-64 CPU and tests check the
+    levels the CPU lacks.  Such a build goes to its own build directory (objects never mix with a native
+    build's) and fails here, naming the package, when SIMDe's headers are missing."""
+    if os.environ.get("TVMDEVICE_CMSIS_SIMD_EMULATION", "").strip() not in ("1", "true", "yes"):
+        return []
+    dirs = [Path(d) for d in (*os.environ.get("CPATH", "").split(os.pathsep),
+                              *os.environ.get("C_INCLUDE_PATH", "").split(os.pathsep),
+                              "/usr/local/include", "/usr/include") if d]
+    if not any((d / "simde" / "x86" / "avx512.h").is_file() for d in dirs):
+        raise SystemExit("tvmdevice-cmsis: TVMDEVICE_CMSIS_SIMD_EMULATION=1 needs SIMDe's headers "
+                         "(simde/x86/avx512.h): apt-get install libsimde-dev")
+    parent = Path(os.environ.get("TVMDEVICE_BUILD_DIR") or tempfile.gettempdir())
+    os.environ["TVMDEVICE_BUILD_DIR"] = str(parent / "simd-emulation")
+    # -Wno-psabi: GCC's note on passing SIMDe's 64-byte vector structs by value.
+    return ["-DTVMD_CMSIS_SIMD_EMULATION=1", "-Wno-psabi"]
+
+
 ext_modules = extensions(
     {"tvmdevice_cmsis._kernels": ["tvmdevice_cmsis/_kernels.pyx", "tvmdevice_cmsis/csrc/*.c"]},
-    declarations="tvmdevice_cmsis.device", extra_compile_args=SPEED_FLAGS, root=HERE)
+    declarations="tvmdevice_cmsis.device", extra_compile_args=SPEED_FLAGS + simd_emulation_flags(), root=HERE)
 
 for name, render in load_declarations("tvmdevice_cmsis.headers", HERE).HEADERS.items():
     path = generated_dir(HERE) / name

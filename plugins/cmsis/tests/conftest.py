@@ -74,8 +74,13 @@ def run_cmsis(graph: Graph, inputs: Sequence[np.ndarray], device: Any = None, mc
 #: The host kernels' SIMD levels, highest first.
 ALL_SIMD_LEVELS = tuple(reversed(_kernels.SIMD_LEVELS))
 
-#: The SIMD levels this CPU runs, highest first: every bit-exact check runs each.
-SIMD_PATHS = ALL_SIMD_LEVELS[ALL_SIMD_LEVELS.index(_kernels.max_simd_level()):]
+#: The SIMD levels this CPU runs (a set, not a chain), highest first: every bit-exact check runs each.
+SIMD_PATHS = tuple(reversed(_kernels.simd_levels()))
+
+#: Every level must run: this environment asked for the emulated build (tox's simd-emulated) under CI, where
+#: a level skipped for want of SIMDe would hide that the build was not emulated.
+REQUIRE_EVERY_LEVEL = (os.environ.get("CI") == "true"
+                       and os.environ.get("TVMDEVICE_CMSIS_SIMD_EMULATION", "") == "1")
 
 #: The packings every bit-exact test runs (``-mcpu``): the host's, and the M-profile one (cortex-m55).
 MCPUS = ("", "cortex-m55")
@@ -87,12 +92,16 @@ def simd_paths(mcpu: str) -> tuple[str, ...]:
 
 
 def simd_level_params(levels: Sequence[str] = ALL_SIMD_LEVELS) -> list[Any]:
-    """``levels`` as pytest parameters, each skipped (saying why) when this CPU lacks it."""
-    return [pytest.param(level, id=level,
-                         marks=pytest.mark.skipif(level not in SIMD_PATHS,
-                                                  reason=f"this CPU lacks the {level} SIMD level "
-                                                         f"(highest: {_kernels.max_simd_level()})"))
-            for level in levels]
+    """``levels`` as pytest parameters, each skipped (saying why and how to run it) when this CPU lacks it,
+    or failed instead under :data:`REQUIRE_EVERY_LEVEL`."""
+    params = []
+    for level in levels:
+        reason = (f"this CPU lacks the {level} SIMD level (it runs {', '.join(_kernels.simd_levels())}): "
+                  f"{_kernels.EMULATION_HINT}")
+        # Required, a missing level fails: forcing it raises ValueError naming the level and the fix.
+        missing = level not in SIMD_PATHS and not REQUIRE_EVERY_LEVEL
+        params.append(pytest.param(level, id=level, marks=pytest.mark.skipif(missing, reason=reason)))
+    return params
 
 
 class simd_path:

@@ -27,6 +27,8 @@ cdef extern from "tvmd_cmsis_nn.h" nogil:
     int tvmd_cmsis_set_simd(int enabled)
     int tvmd_cmsis_set_simd_level(int level)
     int tvmd_cmsis_max_simd_level()
+    int tvmd_cmsis_simd_levels()
+    int tvmd_cmsis_simd_emulated()
     void tvmd_cmsis_requantize_s8(const int32_t* acc, const int32_t* multiplier, const int32_t* shift,
                                   int32_t n, const tvmd_cmsis_quant_t* q, int8_t* out)
 
@@ -109,12 +111,30 @@ def set_simd(bint enabled):
     return bool(tvmd_cmsis_set_simd(1 if enabled else 0))
 
 
-#: The host kernels' SIMD levels, by number (``tvmd_cmsis_set_simd_level``).
-SIMD_LEVELS = ("portable", "avx2", "avx512")
+#: The host kernels' SIMD levels, by number (``tvmd_cmsis_set_simd_level``): the portable C, AVX2,
+#: AVX-512 (F/BW), AVX2 + AVX-VNNI and AVX-512 + AVX-512 VNNI (the VNNI levels add the int8 GEMM of
+#: CONV_2D and FULLY_CONNECTED to their base level's kernels).
+SIMD_LEVELS = ("portable", "avx2", "avx512", "avxvnni", "avx512vnni")
+
+#: What to do to run a level this CPU lacks (test skips and errors say it).
+EMULATION_HINT = "install libsimde-dev and build with TVMDEVICE_CMSIS_SIMD_EMULATION=1"
+
+
+def simd_levels():
+    """The SIMD levels this CPU runs, in :data:`SIMD_LEVELS` order ("portable" always; all of them when
+    :func:`simd_emulated`).  A set, not a chain: a Zen 4 has avx512vnni but not avxvnni."""
+    cdef int bits = tvmd_cmsis_simd_levels()
+    return tuple(name for i, name in enumerate(SIMD_LEVELS) if bits & (1 << i))
+
+
+def simd_emulated():
+    """Whether this build emulates the x86 SIMD intrinsics (SIMDe, ``TVMDEVICE_CMSIS_SIMD_EMULATION=1``):
+    then every level runs on any x86-64 CPU, bit-exact and slow (never a speed figure)."""
+    return bool(tvmd_cmsis_simd_emulated())
 
 
 def max_simd_level():
-    """The name of the highest SIMD level this CPU runs (one of :data:`SIMD_LEVELS`)."""
+    """The name of the level the kernels use by default: the highest of :func:`simd_levels`."""
     return SIMD_LEVELS[tvmd_cmsis_max_simd_level()]
 
 
@@ -122,14 +142,15 @@ def set_simd_level(str name):
     """Force the kernels onto one SIMD level (a name in :data:`SIMD_LEVELS`).
 
     All levels compute identical values; tests run each level the CPU has.
-    ``set_simd(True)`` returns to the CPU's highest.
+    ``set_simd(True)`` returns to :func:`max_simd_level`.
 
     :raises ValueError: ``name`` is not a level, or this CPU lacks it.
     """
     if name not in SIMD_LEVELS:
         raise ValueError(f"cmsis-nn: unknown SIMD level {name!r}; use one of {', '.join(SIMD_LEVELS)}")
     if tvmd_cmsis_set_simd_level(SIMD_LEVELS.index(name)) < 0:
-        raise ValueError(f"cmsis-nn: this CPU lacks the {name} SIMD level (highest: {max_simd_level()})")
+        raise ValueError(f"cmsis-nn: this CPU lacks the {name} SIMD level (it runs {', '.join(simd_levels())}; "
+                         f"{EMULATION_HINT} to run every level emulated)")
 
 
 cdef _check_requantize_args(const int32_t[::1] acc, const int32_t[::1] multiplier,

@@ -12,21 +12,43 @@
 
 static int simd_state = -1; /* -1: not detected yet */
 
-int tvmd_cmsis_max_simd_level(void) {
+int tvmd_cmsis_simd_levels(void) {
 #if TVMD_CMSIS_X86
-  return tvmd_cmsis_cpu_level();
+  return tvmd_cmsis_cpu_levels();
 #else
-  return TVMD_CMSIS_LEVEL_PORTABLE;
+  return 1 << TVMD_CMSIS_LEVEL_PORTABLE;
 #endif
 }
 
-int tvmd_cmsis_simd_level(void) {
+int tvmd_cmsis_simd_emulated(void) { return TVMD_CMSIS_SIMD_EMULATION; }
+
+int tvmd_cmsis_max_simd_level(void) {
+  const int levels = tvmd_cmsis_simd_levels();
+  int level = TVMD_CMSIS_NUM_LEVELS - 1;
+  while (level > TVMD_CMSIS_LEVEL_PORTABLE && !(levels & (1 << level))) level--;
+  return level;
+}
+
+static int forced_level(void) {
   if (simd_state < 0) simd_state = tvmd_cmsis_max_simd_level();
   return simd_state;
 }
 
+int tvmd_cmsis_simd_level(void) {
+  const int level = forced_level();
+  if (level == TVMD_CMSIS_LEVEL_AVXVNNI) return TVMD_CMSIS_LEVEL_AVX2;
+  if (level == TVMD_CMSIS_LEVEL_AVX512VNNI) return TVMD_CMSIS_LEVEL_AVX512;
+  return level;
+}
+
+int tvmd_cmsis_vnni_level(void) {
+  const int level = forced_level();
+  return level == TVMD_CMSIS_LEVEL_AVXVNNI || level == TVMD_CMSIS_LEVEL_AVX512VNNI ? level : 0;
+}
+
 int tvmd_cmsis_set_simd_level(int level) {
-  if (level < TVMD_CMSIS_LEVEL_PORTABLE || level > tvmd_cmsis_max_simd_level()) return -1;
+  if (level < TVMD_CMSIS_LEVEL_PORTABLE || level >= TVMD_CMSIS_NUM_LEVELS) return -1;
+  if (!(tvmd_cmsis_simd_levels() & (1 << level))) return -1;
   simd_state = level;
   return level;
 }

@@ -29,11 +29,25 @@
 #define TVMD_CMSIS_INLINE static inline
 #endif
 
-/* SIMD levels of the host kernels (tvmd_cmsis_simd_level): the portable C,
- * and the x86-64 paths of simd_x86.c, each chosen at run time. */
+/* SIMD levels of the host kernels: the portable C, and the x86-64 paths of
+ * simd_x86*.c, each chosen at run time.  A CPU has a set of them, not a
+ * chain (a Zen 4 has AVX-512 VNNI but not AVX-VNNI); by default the kernels
+ * use the highest number the CPU has.  A VNNI level is its base level (AVX2,
+ * AVX-512) plus the int8 VNNI GEMM of CONV_2D and FULLY_CONNECTED
+ * (simd_x86_vnni.c): every other kernel runs its base level's path. */
 #define TVMD_CMSIS_LEVEL_PORTABLE 0
 #define TVMD_CMSIS_LEVEL_AVX2 1
 #define TVMD_CMSIS_LEVEL_AVX512 2
+#define TVMD_CMSIS_LEVEL_AVXVNNI 3    /* AVX2 + AVX-VNNI (256-bit VEX vpdpbusd) */
+#define TVMD_CMSIS_LEVEL_AVX512VNNI 4 /* AVX-512 F/BW/VL + AVX-512 VNNI */
+#define TVMD_CMSIS_NUM_LEVELS 5
+
+/* Set (-DTVMD_CMSIS_SIMD_EMULATION=1, setup.py) when the x86 SIMD files are
+ * compiled against SIMDe instead of the compiler's intrinsics (simd_x86.h):
+ * every level is then available on any x86-64 CPU. */
+#ifndef TVMD_CMSIS_SIMD_EMULATION
+#define TVMD_CMSIS_SIMD_EMULATION 0
+#endif
 
 /* Filters with more taps than this run the portable depthwise loop (the
  * vector loop keeps one pointer per tap on the stack). */
@@ -42,8 +56,8 @@
 /* The x86-64 paths (simd_x86.c), chosen at run time. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TVMD_CMSIS_X86 1
-/* The highest level this CPU runs. */
-int tvmd_cmsis_cpu_level(void);
+/* The levels this CPU runs: bit L set for level L (every level when emulated). */
+int tvmd_cmsis_cpu_levels(void);
 void tvmd_cmsis_gemm_s16_avx512(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
                                 int32_t ldw, int32_t* acc);
 void tvmd_cmsis_requantize_avx512(const int32_t* acc, const int32_t* bias, const int32_t* multiplier,
@@ -73,9 +87,14 @@ void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, cons
 #define TVMD_CMSIS_X86 0
 #endif
 
-/* The SIMD level the kernels use: the CPU's highest, detected once; tests
- * force each level the CPU has with tvmd_cmsis_set_simd_level. */
+/* The SIMD level the kernels use, as its base level (PORTABLE, AVX2 or
+ * AVX512: a VNNI level answers its base): the CPU's highest, detected once;
+ * tests force each level the CPU has with tvmd_cmsis_set_simd_level. */
 int tvmd_cmsis_simd_level(void);
+
+/* TVMD_CMSIS_LEVEL_AVXVNNI or _AVX512VNNI when the kernels use a VNNI level,
+ * else 0: whether CONV_2D and FULLY_CONNECTED run the int8 VNNI GEMM. */
+int tvmd_cmsis_vnni_level(void);
 
 /* Start of every kernel: a NULL resource_handle means "no device" (the
  * kernel used standalone, as firmware may call CMSIS-NN directly); a device

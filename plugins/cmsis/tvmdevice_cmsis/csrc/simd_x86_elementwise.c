@@ -10,11 +10,12 @@
 
 #if TVMD_CMSIS_X86
 
-#include <immintrin.h>
 #include <string.h>
 
-#define AVX2 __attribute__((target("avx2")))
-#define AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
+#include "simd_x86.h" /* the intrinsics, native or emulated */
+
+#define AVX2 TVMD_X86_TARGET("avx2")
+#define AVX2_INLINE static inline __attribute__((always_inline)) TVMD_X86_TARGET("avx2")
 
 /* tvmd_multiply_by_quantized_multiplier on 8 lanes with one multiplier and
  * shift (simd_x86.c's requantize8 with the per-lane vectors broadcast). */

@@ -55,12 +55,22 @@ void tvmd_cmsis_requantize_s8(const int32_t* acc, const int32_t* multiplier, con
 int tvmd_cmsis_set_simd(int enabled);
 
 /* Force one SIMD level: 0 the portable C, 1 x86-64 AVX2, 2 x86-64 AVX-512
- * (F/BW).  Returns the level now used, or -1 (nothing changed) when the CPU
- * lacks it.  All levels compute identical values; tests run each. */
+ * (F/BW), 3 AVX2 + AVX-VNNI, 4 AVX-512 (F/BW/VL) + AVX-512 VNNI.  Returns
+ * the level now used, or -1 (nothing changed) when the CPU lacks it.  All
+ * levels compute identical values; tests run each. */
 int tvmd_cmsis_set_simd_level(int level);
 
-/* The highest SIMD level this CPU runs (0 off x86-64). */
+/* The SIMD levels this CPU runs, bit L for level L (bit 0 always; every
+ * level when the build is emulated, see tvmd_cmsis_simd_emulated). */
+int tvmd_cmsis_simd_levels(void);
+
+/* The level the kernels use by default: the highest-numbered one the CPU
+ * runs (0 off x86-64). */
 int tvmd_cmsis_max_simd_level(void);
+
+/* 1 when the x86 SIMD paths were compiled against SIMDe (portable C
+ * emulating the intrinsics: every level available, none of them fast). */
+int tvmd_cmsis_simd_emulated(void);
 
 #ifdef __cplusplus
 }
