@@ -5,7 +5,12 @@ has on small shapes; here each level is a test parameter (skipped, saying
 why, when the CPU lacks it) over the shapes that reach its vector loops:
 full 16-channel depthwise blocks with channel tails, wide and narrow GEMM
 tiles, batch-1 FULLY_CONNECTED on int8 weight rows, requantization tails,
-and every int8 input pair of ADD, MUL, MAXIMUM and MINIMUM.
+and every int8 input pair of ADD, MUL, MAXIMUM and MINIMUM.  The VNNI levels
+(the int8 GEMM of CONV_2D and FULLY_CONNECTED batch > 1) get reductions not a
+multiple of 4, column tails, groups, and the extreme input zero points.
+
+Levels this CPU lacks skip; an emulated build (TVMDEVICE_CMSIS_SIMD_EMULATION=1,
+libsimde-dev) runs every level on any x86-64 CPU.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from tvmdevice.aot.builder import single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.testing.oracle import tflm_run
 
-from tvmdevice_cmsis import kernels
+from tvmdevice_cmsis import _kernels, kernels
 
 from conftest import assert_bit_exact, run_cmsis, simd_level_params, simd_path
 
@@ -87,6 +92,63 @@ def test_fully_connected_batch1_int8_rows(level, depth, units, per_channel, inpu
     graph = load_tflite(model)
     assert kernels.prepare(graph, graph.operators[0]).params.values["weights_s8"] is not None
     assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("k_shape, filters", [((1, 1, 1), 3), ((1, 1, 6), 17), ((3, 3, 3), 64), ((1, 3, 5), 80),
+                                               ((2, 2, 9), 130)])
+@pytest.mark.parametrize("input_zero_point", [-128, 127])
+def test_conv_reduction_and_column_tails(level, k_shape, filters, input_zero_point):
+    """Reductions k = taps x channels not a multiple of 4 (the VNNI GEMM's quad steps, zero padded) and of
+    2, column counts below, at and past the 16- and 64-column blocks, the extreme input zero points (u = x +
+    128 spans 0..255; border taps read the zero point, which must add exactly 0)."""
+    kh, kw, in_ch = k_shape
+    model = single_op_model("CONV_2D", input_shape=(2, 6, 5, in_ch), filters=filters, kernel=(kh, kw),
+                            padding="SAME", stride=(1, 2), per_channel=True, bias=True,
+                            input_zero_point=input_zero_point, out_zero_point=-input_zero_point // 2,
+                            activation="RELU6", seed=kh * 100 + filters)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("groups", [2, 3])
+def test_grouped_conv(level, groups):
+    """Each group's weights, corrections and output columns at their offsets."""
+    model = single_op_model("CONV_2D", input_shape=(1, 5, 5, 6 * groups), filters=10 * groups, kernel=(3, 3),
+                            padding="SAME", groups=groups, per_channel=True, bias=True, input_zero_point=-3,
+                            seed=groups)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("batches, depth, units", [(2, 1, 5), (4, 7, 16), (7, 33, 70), (9, 64, 130)])
+@pytest.mark.parametrize("input_zero_point", [-128, 127])
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
+def test_fully_connected_batches(level, batches, depth, units, input_zero_point, bias):
+    """FULLY_CONNECTED batch > 1: 4-row tiles and single rows, depths not a multiple of 4, column tails,
+    extreme zero points, with and without bias."""
+    model = single_op_model("FULLY_CONNECTED", input_shape=(batches, depth), units=units, bias=bias,
+                            input_zero_point=input_zero_point, out_zero_point=5, seed=batches + depth + units)
+    assert_bit_exact(model, levels=[level])
+
+
+def test_vnni_operands_are_packed_only_where_a_vnni_level_can_run_them(level):
+    """The int8 VNNI weights and corrections cost bytes: packed when the CPU has a VNNI level or the build is
+    emulated, else absent; the correction is (input_offset - 128) x each column's weight sum."""
+    model = single_op_model("CONV_2D", input_shape=(1, 4, 4, 5), filters=18, kernel=(3, 3), padding="SAME",
+                            per_channel=True, input_zero_point=-20, seed=4)
+    graph = load_tflite(model)
+    values = kernels.prepare(graph, graph.operators[0]).params.values
+    vnni = _kernels.simd_emulated() or any(name.endswith("vnni") for name in _kernels.simd_levels())
+    if not vnni:
+        assert values["weights_vnni"] is None and values["vnni_correction"] is None
+        return
+    weights = np.asarray(graph.tensor(graph.operators[0].inputs[1]).data).reshape(18, 45).astype(np.int64)
+    k4, ldw = 12, 32
+    packed = np.asarray(values["weights_vnni"]).reshape(k4, ldw, 4)
+    assert np.array_equal(packed.transpose(1, 0, 2).reshape(ldw, 48)[:18, :45], weights)
+    assert not packed.transpose(1, 0, 2).reshape(ldw, 48)[18:].any()
+    assert not packed.transpose(1, 0, 2).reshape(ldw, 48)[:, 45:].any()
+    correction = np.asarray(values["vnni_correction"]).reshape(-1)
+    assert np.array_equal(correction[:18], (20 - 128) * weights.sum(axis=1))
+    assert not correction[18:].any()
 
 
 #: Every int8 pair once: input 1 runs slowly, input 2 fast (65,536 elements).

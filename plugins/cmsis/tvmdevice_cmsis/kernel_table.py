@@ -116,6 +116,15 @@ _REQUANT = (Field("q", QUANT), Field("macs", "uint64_t", doc="multiply-accumulat
 _CHANNEL_QUANT = (Field("multiplier", "const int32_t*", doc="[out_ch]; equal entries when per-tensor"),
                   Field("shift", "const int32_t*", doc="[out_ch]"))
 
+#: The int8 VNNI GEMM's operands (ops/_common.py: vnni_packing), packed beside the int16 ones only when the
+#: host has a VNNI level or the build is emulated; NULL otherwise (the kernel then runs the int16 GEMM).
+_VNNI = (
+    Field("weights_vnni", "const int8_t*", doc="[groups][(k + 3) / 4][ldw][4]: four reduction steps of a column "
+          "side by side (one vpdpbusd), zero padded; NULL when not packed"),
+    Field("vnni_correction", "const int32_t*", doc="[groups][ldw]: (input_offset - 128) x the column's weight sum, "
+          "the sums' start (the GEMM multiplies input + 128); NULL when not packed"),
+)
+
 CONV_PARAMS = Layout("tvmd_cmsis_conv_params_t", (
     _kind("TVMD_CMSIS_KIND_CONV"), _NUM_INPUTS, *_GEOMETRY, *_int32("filter_h", "filter_w", "filter_in_ch", "groups"),
     *_WINDOW,
@@ -125,6 +134,7 @@ CONV_PARAMS = Layout("tvmd_cmsis_conv_params_t", (
     *_REQUANT,
     Field("weights", "const int16_t*", doc="[groups][k_pairs][ldw][2]: pair-interleaved, zero padded"),
     *_CHANNEL_QUANT,
+    *_VNNI,
 ), doc="CONV_2D, NHWC input, OHWI filter (grouped when filter_in_ch < in_ch).")
 
 DEPTHWISE_PARAMS = Layout("tvmd_cmsis_depthwise_conv_params_t", (
@@ -148,6 +158,7 @@ FULLY_CONNECTED_PARAMS = Layout("tvmd_cmsis_fully_connected_params_t", (
     Field("weights_s8", "const int8_t*", doc="batch 1 with weight + weights offset in int8: [ldw][depth_s8], one "
           "output column's weights per row, zero padded; else NULL"),
     *_CHANNEL_QUANT,
+    *_VNNI,
 ), doc="FULLY_CONNECTED, [batches, accum_depth] x [out_ch, accum_depth]^T.")
 
 _M_QUANT = (

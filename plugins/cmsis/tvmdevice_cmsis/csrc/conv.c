@@ -122,6 +122,10 @@ int32_t tvmd_cmsis_conv_s8(const void* params, void* const* buffers, void* resou
   const int32_t per_group = p->out_ch / p->groups;
   const int32_t pixels = p->out_h * p->out_w;
   const size_t image_size = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
+  if (p->weights_vnni != NULL && tvmd_cmsis_vnni_level()) { /* the int8 VNNI GEMM (gemm_vnni.c) */
+    tvmd_cmsis_conv_vnni(p, input, bias, output, image, cols, direct ? 0 : padded_h(p), direct ? 0 : padded_w(p));
+    return TVMD_OK;
+  }
   for (int32_t b = 0; b < p->batches; b++) {
     const int8_t* in_image = input + (size_t)b * image_size;
     if (!direct) widen_image(p, in_image, image);

@@ -46,6 +46,10 @@ int32_t tvmd_cmsis_fully_connected_s8(const void* params, void* const* buffers, 
                        acc);
     return TVMD_OK;
   }
+  if (p->weights_vnni != NULL && tvmd_cmsis_vnni_level()) { /* the int8 VNNI GEMM (gemm_vnni.c) */
+    tvmd_cmsis_fully_connected_vnni(p, input, bias, output, rows);
+    return TVMD_OK;
+  }
   for (int32_t b0 = 0; b0 < p->batches; b0 += TVMD_CMSIS_CONV_ROWS) {
     const int32_t m = tvmd_cmsis_min(TVMD_CMSIS_CONV_ROWS, p->batches - b0);
     for (int32_t r = 0; r < m; r++) {

@@ -69,6 +69,15 @@ void tvmd_cmsis_requantize_avx2(const int32_t* acc, const int32_t* bias, const i
 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
                              int32_t ldw, int32_t n, const int32_t* bias, const int32_t* multiplier,
                              const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo);
+/* tvmd_cmsis_gemm_vnni_s8 on AVX-512 VNNI and on AVX-VNNI (simd_x86_vnni.c). */
+void tvmd_cmsis_gemm_vnni_avx512(const uint8_t* a, int32_t lda, int32_t m, int32_t k4, const int8_t* w,
+                                 int32_t ldw, int32_t n, const int32_t* corr, const int32_t* bias,
+                                 const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
+                                 int8_t* out, int32_t ldo);
+void tvmd_cmsis_gemm_vnni_avx2(const uint8_t* a, int32_t lda, int32_t m, int32_t k4, const int8_t* w,
+                               int32_t ldw, int32_t n, const int32_t* corr, const int32_t* bias,
+                               const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
+                               int8_t* out, int32_t ldo);
 /* tvmd_cmsis_gemv_s8 on AVX2: the sums requantized in registers. */
 void tvmd_cmsis_gemv_s8_avx2(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
                              const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
@@ -189,6 +198,28 @@ void tvmd_cmsis_gemm_s8(const int16_t* a, int32_t lda, int32_t m, int32_t k_pair
 void tvmd_cmsis_gemv_s8(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
                         const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out,
                         int32_t* acc);
+
+/* The int8 VNNI GEMM on the VNNI level in use (tvmd_cmsis_vnni_level must
+ * be non-zero): out[r * ldo + j], r < m, j < n, is corr[j] + sum over
+ * i < 4 * k4 of a[r * lda + i] * W[i][j], plus bias[j] (bias may be NULL),
+ * requantized.  a holds unsigned bytes (x + 128), w the quad-interleaved int8
+ * weights w[(s * ldw + j) * 4 + t] = W[4s + t][j] (ldw a multiple of
+ * TVMD_CMSIS_GEMM_COLS, zero padded), corr ldw int32 (see simd_x86_vnni.c). */
+void tvmd_cmsis_gemm_vnni_s8(const uint8_t* a, int32_t lda, int32_t m, int32_t k4, const int8_t* w, int32_t ldw,
+                             int32_t n, const int32_t* corr, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo);
+
+/* CONV_2D on the VNNI GEMM (gemm_vnni.c): p->weights_vnni is set and a VNNI
+ * level in use.  image_scratch and rows_scratch are the int16 path's image
+ * and im2col regions; ph x pw the bordered image (0 x 0: pointwise, no
+ * image). */
+void tvmd_cmsis_conv_vnni(const tvmd_cmsis_conv_params_t* p, const int8_t* input, const int32_t* bias,
+                          int8_t* output, void* image_scratch, void* rows_scratch, int32_t ph, int32_t pw);
+
+/* FULLY_CONNECTED with batch rows on the VNNI GEMM (p->weights_vnni set, a
+ * VNNI level in use); rows_scratch is the int16 path's rows region. */
+void tvmd_cmsis_fully_connected_vnni(const tvmd_cmsis_fully_connected_params_t* p, const int8_t* input,
+                                     const int32_t* bias, int8_t* output, void* rows_scratch);
 
 /* SOFTMAX rows, int8 input, gemmlowp's fixed-point path (softmax.c): int8
  * output (out_bits 8, offset -128) or int16 output (16, offset -32768). */

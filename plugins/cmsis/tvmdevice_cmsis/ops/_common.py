@@ -22,7 +22,7 @@ from ..kernel_table import GEMM_COLS, NB
 
 __all__ = [
     "BufferSpec", "KernelPlan", "MAX_ABS_INPUT", "call_buffers", "check_extent", "constant", "check_accumulator",
-    "padded", "pair_interleaved", "rows_s8", "GEMV_DEPTH", "channel_quant",
+    "padded", "pair_interleaved", "rows_s8", "GEMV_DEPTH", "channel_quant", "vnni_packing", "vnni_plan",
 ]
 
 INT32_MAX = 2**31 - 1
@@ -146,6 +146,42 @@ def rows_s8(rows: np.ndarray) -> np.ndarray:
     out = np.zeros((padded(n, GEMM_COLS), padded(k, GEMV_DEPTH)), dtype=np.int8)
     out[:n, :k] = rows
     return out
+
+
+def vnni_packing() -> bool:
+    """Whether the int8 VNNI GEMM's operands are worth packing: the host runs a VNNI SIMD level, or the build
+    emulates every level (``TVMDEVICE_CMSIS_SIMD_EMULATION``).  Elsewhere they would be dead bytes."""
+    from .. import _kernels
+
+    return _kernels.simd_emulated() or any(level.endswith("vnni") for level in _kernels.simd_levels())
+
+
+def vnni_plan(rows: np.ndarray, input_offset: int, groups: int = 1) -> dict[str, Any]:
+    """The VNNI GEMM's params members for ``[groups * n, k]`` weights (int8 values): ``weights_vnni`` and
+    ``vnni_correction``, both ``None`` when :func:`vnni_packing` says no or a weight does not fit int8.
+
+    ``weights_vnni`` is int8 ``[groups, k4, ldw, 4]`` (``k4 = ceil(k / 4)``): element ``[g, q, j, t]`` is
+    ``rows[g * n + j, 4 * q + t]``, zero where ``j >= n`` or ``4 * q + t >= k``: the four reduction steps
+    one vpdpbusd multiplies with four input bytes.  vpdpbusd takes unsigned inputs, so the kernels
+    multiply ``u = x + 128`` (``x ^ 0x80``) and start each column's sums at
+    ``vnni_correction[g, j] = (input_offset - 128) * sum_k rows[g * n + j, k]``: then
+    ``correction + sum u * w = sum (x + input_offset) * w``, the reference's sum.  Extra bytes, beside
+    the int16 weights: ``groups * ldw * (4 * k4 + 4)``, about half the int16 weights' bytes.
+    """
+    none: dict[str, Any] = {"weights_vnni": None, "vnni_correction": None}
+    if not vnni_packing() or rows.size == 0 or rows.min() < -128 or rows.max() > 127:
+        return none
+    total, k = rows.shape
+    n = total // groups
+    ldw, k4 = padded(n, GEMM_COLS), (k + 3) // 4
+    weights = np.zeros((groups, ldw, 4 * k4), dtype=np.int8)
+    weights[:, :n, :k] = rows.reshape(groups, n, k)
+    # [g, j, q, t] -> [g, q, j, t]
+    weights = np.ascontiguousarray(weights.reshape(groups, ldw, k4, 4).transpose(0, 2, 1, 3))
+    # |input_offset - 128| <= 255 and check_accumulator bounds 255 * sum|w|: no int32 overflow.
+    correction = np.zeros((groups, ldw), dtype=np.int64)
+    correction[:, :n] = (int(input_offset) - 128) * rows.astype(np.int64).reshape(groups, n, k).sum(axis=2)
+    return {"weights_vnni": weights.reshape(groups * k4, 4 * ldw), "vnni_correction": correction.astype(np.int32)}
 
 
 def channel_quant(multiplier: np.ndarray, shift: np.ndarray) -> dict[str, Any]:

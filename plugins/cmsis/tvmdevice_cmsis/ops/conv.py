@@ -46,7 +46,8 @@ def _gemm_plan(data: ConvData, weights: np.ndarray, groups: int) -> c.KernelPlan
     packed = np.concatenate([c.pair_interleaved(flat[g]) for g in range(groups)])
     return c.KernelPlan(
         {"filter_in_ch": filter_in_ch, "groups": groups, "k": k, "k_pairs": (k + 1) // 2,
-         "ldw": c.padded(per_group, GEMM_COLS), "q": data, "weights": packed},
+         "ldw": c.padded(per_group, GEMM_COLS), "q": data, "weights": packed,
+         **c.vnni_plan(weights.reshape(out_ch, k), data.input_offset, groups)},
         kind="conv")
 
 

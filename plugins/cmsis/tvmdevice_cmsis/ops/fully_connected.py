@@ -30,9 +30,11 @@ def prepare(graph: Graph, op: Operator, data: FullyConnectedData) -> c.KernelPla
     c.check_accumulator(np.abs(weights.astype(np.int64)).sum(axis=1))
     if data.batches == 1 and weights.size and -128 <= weights.min() and weights.max() <= 127:
         packed = {"weights": None, "weights_s8": c.rows_s8(weights),
-                  "depth_s8": c.padded(data.accum_depth, c.GEMV_DEPTH)}
+                  "depth_s8": c.padded(data.accum_depth, c.GEMV_DEPTH), "weights_vnni": None,
+                  "vnni_correction": None}
     else:
-        packed = {"weights": c.pair_interleaved(weights), "weights_s8": None, "depth_s8": 0}
+        packed = {"weights": c.pair_interleaved(weights), "weights_s8": None, "depth_s8": 0,
+                  **c.vnni_plan(weights, data.input_offset)}
     return c.KernelPlan({"k_pairs": (data.accum_depth + 1) // 2, "ldw": c.padded(data.out_ch, GEMM_COLS),
                          "q": data, **packed})
 

@@ -1,0 +1,123 @@
+/*
+ * CONV_2D and FULLY_CONNECTED (batch > 1) on the int8 VNNI GEMM
+ * (simd_x86_vnni.c), when the kernels use a VNNI level and prepare packed
+ * its operands (weights_vnni, vnni_correction): the operands of each block
+ * of rows as the GEMM takes them, u = x + 128 bytes (x ^ 0x80).
+ *
+ * A convolution's image is copied once per batch image into a border of
+ * the input zero point, as u bytes: a border tap reads u = zp + 128, and the
+ * GEMM computes (zp + 128 - 128 + input_offset) * w = (zp - zp) * w = 0 for
+ * it, exactly what the reference's skipped tap adds.  Reduction steps past k
+ * (to a multiple of 4) are zeroed: their weights are 0, so they add 0.
+ * The bytes fit in the scratch the int16 path plans (half its element size),
+ * at the same places: the scratch size does not change.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+void tvmd_cmsis_gemm_vnni_s8(const uint8_t* a, int32_t lda, int32_t m, int32_t k4, const int8_t* w, int32_t ldw,
+                             int32_t n, const int32_t* corr, const int32_t* bias, const int32_t* multiplier,
+                             const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo) {
+#if TVMD_CMSIS_X86
+  if (tvmd_cmsis_vnni_level() == TVMD_CMSIS_LEVEL_AVX512VNNI) {
+    tvmd_cmsis_gemm_vnni_avx512(a, lda, m, k4, w, ldw, n, corr, bias, multiplier, shift, q, out, ldo);
+  } else {
+    tvmd_cmsis_gemm_vnni_avx2(a, lda, m, k4, w, ldw, n, corr, bias, multiplier, shift, q, out, ldo);
+  }
+#else
+  (void)a, (void)lda, (void)m, (void)k4, (void)w, (void)ldw, (void)n, (void)corr, (void)bias, (void)multiplier;
+  (void)shift, (void)q, (void)out, (void)ldo;
+#endif
+}
+
+/* n int8 values as u bytes. */
+static void to_u8(const int8_t* restrict x, size_t n, uint8_t* restrict u) {
+  for (size_t i = 0; i < n; i++) u[i] = (uint8_t)((uint8_t)x[i] ^ 0x80u);
+}
+
+/* The batch image as u bytes inside a border of zero points (ph x pw pixels). */
+static void bordered_image(const tvmd_cmsis_conv_params_t* p, const int8_t* image, int32_t ph, int32_t pw,
+                           uint8_t* dst) {
+  const size_t ch = (size_t)p->in_ch, row_len = (size_t)p->in_w * ch;
+  const uint8_t zero_point = (uint8_t)((uint8_t)(int8_t)(-p->q.input_offset) ^ 0x80u);
+  memset(dst, zero_point, (size_t)ph * (size_t)pw * ch);
+  for (size_t y = 0; y < (size_t)p->in_h; y++) {
+    to_u8(image + y * row_len, row_len, dst + ((y + (size_t)p->pad_h) * (size_t)pw + (size_t)p->pad_w) * ch);
+  }
+}
+
+/* One im2col row of u bytes (output pixel oy, ox; channel group from ch0),
+ * zeroed from k to lda. */
+static void im2col_row(const tvmd_cmsis_conv_params_t* p, const uint8_t* image, int32_t pw, int32_t ch0,
+                       int32_t oy, int32_t ox, int32_t lda, uint8_t* row) {
+  const size_t ch = (size_t)p->in_ch, depth = (size_t)p->filter_in_ch;
+  const size_t y0 = (size_t)(oy * p->stride_h), x0 = (size_t)(ox * p->stride_w);
+  uint8_t* dst = row;
+  for (size_t fy = 0; fy < (size_t)p->filter_h; fy++) {
+    const uint8_t* line = image + ((y0 + fy * (size_t)p->dilation_h) * (size_t)pw + x0) * ch + (size_t)ch0;
+    if (p->dilation_w == 1 && depth == ch) {
+      const size_t n = (size_t)p->filter_w * ch; /* the filter row's taps are contiguous */
+      memcpy(dst, line, n);
+      dst += n;
+    } else {
+      for (size_t fx = 0; fx < (size_t)p->filter_w; fx++) {
+        memcpy(dst, line + fx * (size_t)p->dilation_w * ch, depth);
+        dst += depth;
+      }
+    }
+  }
+  memset(row + p->k, 0, (size_t)(lda - p->k));
+}
+
+void tvmd_cmsis_conv_vnni(const tvmd_cmsis_conv_params_t* p, const int8_t* input, const int32_t* bias,
+                          int8_t* output, void* image_scratch, void* rows_scratch, int32_t ph, int32_t pw) {
+  uint8_t* image = (uint8_t*)image_scratch;
+  uint8_t* rows = (uint8_t*)rows_scratch;
+  const int direct = ph == 0; /* pointwise: input pixels are the rows */
+  const int32_t k4 = (p->k + 3) / 4, lda = 4 * k4;
+  const int32_t per_group = p->out_ch / p->groups;
+  const int32_t pixels = p->out_h * p->out_w;
+  const size_t image_size = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
+  for (int32_t b = 0; b < p->batches; b++) {
+    const int8_t* in_image = input + (size_t)b * image_size;
+    if (!direct) bordered_image(p, in_image, ph, pw, image);
+    int8_t* out_image = output + (size_t)b * (size_t)pixels * (size_t)p->out_ch;
+    for (int32_t g = 0; g < p->groups; g++) {
+      const int32_t oc0 = g * per_group;
+      const int8_t* weights = p->weights_vnni + (size_t)g * (size_t)lda * (size_t)p->ldw;
+      const int32_t* corr = p->vnni_correction + (size_t)g * (size_t)p->ldw;
+      for (int32_t px0 = 0; px0 < pixels; px0 += TVMD_CMSIS_CONV_ROWS) {
+        const int32_t m = tvmd_cmsis_min(TVMD_CMSIS_CONV_ROWS, pixels - px0);
+        for (int32_t r = 0; r < m; r++) {
+          uint8_t* row = rows + (size_t)r * (size_t)lda;
+          if (direct) {
+            to_u8(in_image + (size_t)(px0 + r) * (size_t)p->in_ch, (size_t)p->in_ch, row);
+            memset(row + p->in_ch, 0, (size_t)(lda - p->in_ch));
+          } else {
+            im2col_row(p, image, pw, g * p->filter_in_ch, (px0 + r) / p->out_w, (px0 + r) % p->out_w, lda, row);
+          }
+        }
+        tvmd_cmsis_gemm_vnni_s8(rows, lda, m, k4, weights, p->ldw, per_group, corr, bias ? bias + oc0 : NULL,
+                                p->multiplier + oc0, p->shift + oc0, &p->q,
+                                out_image + (size_t)px0 * (size_t)p->out_ch + oc0, p->out_ch);
+      }
+    }
+  }
+}
+
+void tvmd_cmsis_fully_connected_vnni(const tvmd_cmsis_fully_connected_params_t* p, const int8_t* input,
+                                     const int32_t* bias, int8_t* output, void* rows_scratch) {
+  uint8_t* rows = (uint8_t*)rows_scratch;
+  const int32_t depth = p->accum_depth, k4 = (depth + 3) / 4, lda = 4 * k4;
+  for (int32_t b0 = 0; b0 < p->batches; b0 += TVMD_CMSIS_CONV_ROWS) {
+    const int32_t m = tvmd_cmsis_min(TVMD_CMSIS_CONV_ROWS, p->batches - b0);
+    for (int32_t r = 0; r < m; r++) {
+      uint8_t* row = rows + (size_t)r * (size_t)lda;
+      to_u8(input + (size_t)(b0 + r) * (size_t)depth, (size_t)depth, row);
+      memset(row + depth, 0, (size_t)(lda - depth));
+    }
+    tvmd_cmsis_gemm_vnni_s8(rows, lda, m, k4, p->weights_vnni, p->ldw, p->out_ch, p->vnni_correction, bias,
+                            p->multiplier, p->shift, &p->q, output + (size_t)b0 * (size_t)p->out_ch, p->out_ch);
+  }
+}
