@@ -112,8 +112,8 @@ def set_simd(bint enabled):
 
 
 #: The host kernels' SIMD levels, by number (``tvmd_cmsis_set_simd_level``): the portable C, AVX2,
-#: AVX-512 (F/BW), AVX2 + AVX-VNNI and AVX-512 + AVX-512 VNNI (the VNNI levels add the int8 GEMM of
-#: CONV_2D and FULLY_CONNECTED to their base level's kernels).
+#: AVX-512 (F/BW), AVX2 + AVX-VNNI and AVX-512 + AVX-512 VNNI (the VNNI levels add the int8 VNNI GEMM
+#: of the convolutions and dense layers to their base level's kernels).
 SIMD_LEVELS = ("portable", "avx2", "avx512", "avxvnni", "avx512vnni")
 
 #: What to do to run a level this CPU lacks (test skips and errors say it).
