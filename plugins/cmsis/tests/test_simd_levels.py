@@ -22,6 +22,7 @@ from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.testing.oracle import tflm_run
 
 from tvmdevice_cmsis import _kernels, kernels
+from tvmdevice_cmsis.ops import _common
 
 from conftest import assert_bit_exact, run_cmsis, simd_level_params, simd_path
 
@@ -149,6 +150,19 @@ def test_vnni_operands_are_packed_only_where_a_vnni_level_can_run_them(level):
     correction = np.asarray(values["vnni_correction"]).reshape(-1)
     assert np.array_equal(correction[:18], (20 - 128) * weights.sum(axis=1))
     assert not correction[18:].any()
+
+
+def test_a_vnni_level_without_packed_operands_runs_the_int16_gemm(level, monkeypatch):
+    """A model prepared where no VNNI level runs has no VNNI operands: on every level (a VNNI level falls back to
+    its base level's int16 GEMM) CONV_2D and FULLY_CONNECTED stay bit-exact."""
+    monkeypatch.setattr(_common, "vnni_packing", lambda: False)
+    conv = single_op_model("CONV_2D", input_shape=(1, 5, 5, 7), filters=20, kernel=(3, 3), padding="SAME",
+                           per_channel=True, input_zero_point=-128, seed=2)
+    graph = load_tflite(conv)
+    assert kernels.prepare(graph, graph.operators[0]).params.values["weights_vnni"] is None
+    assert_bit_exact(conv, levels=[level])
+    dense = single_op_model("FULLY_CONNECTED", input_shape=(6, 21), units=18, input_zero_point=127, seed=3)
+    assert_bit_exact(dense, levels=[level])
 
 
 #: Every int8 pair once: input 1 runs slowly, input 2 fast (65,536 elements).
