@@ -5,7 +5,8 @@ Every workload is run, in this one process, on the same random inputs, by:
   (a) tvmdevice: ``tvmdevice.compile(model, "cmsis-nn, c")``'s executor — ``invoke()``
       (the kernels through the run loop, Activate/Deactivate included) and ``run()``
       (inputs in, outputs out) — once per cmsis-nn SIMD level the CPU runs
-      (``_kernels.set_simd_level``: AVX-512, AVX2, and the portable C always);
+      (``_kernels.simd_levels()``, forced with ``set_simd_level``: the AVX-512 VNNI, AVX-VNNI,
+      AVX-512 and AVX2 levels it has, and the portable C always; never an emulated build);
   (b) tflite-micro (PyPI, reference kernels): ``invoke()``;
   (c) ai-edge-litert with XNNPACK, one thread: ``invoke()``;
   (d) ai-edge-litert's builtin kernels without delegates (ruy/gemmlowp), one thread: ``invoke()``.

@@ -6,6 +6,10 @@ in ``tvmdevice_cmsis/kernel_table.py``.  ``tvmdevice.build`` writes the device
 header and points the compilers at the core's headers and ``.pxd`` files;
 ``tvmdevice_cmsis.headers`` adds the params and kernel-table headers.  Everything
 the build makes goes outside the source tree (``tvmdevice.build.build_dir``).
+
+``TVMDEVICE_CMSIS_SIMD_EMULATION=1`` builds the x86 SIMD paths against SIMDe
+(``apt-get install libsimde-dev``) so every SIMD level runs on any x86-64 CPU,
+for tests only (:func:`simd_emulation_flags`).
 """
 
 from __future__ import annotations
