@@ -5,7 +5,8 @@ activation range) is the core's :class:`tvmdevice.ops.conv.ConvData`.  Here
 the weights are rearranged, once, for the C loops: CONV_2D pair-interleaved
 for the int16 GEMM (``[groups * k_pairs, 2 * ldw]``), DEPTHWISE_CONV_2D as
 int16 ``[tap pairs, cp, 2]`` (two taps of a channel side by side), output
-channels zero padded to the kernels' blocks.
+channels zero padded to the kernels' blocks.  When the host has a VNNI SIMD level,
+CONV_2D also gets the int8 VNNI GEMM's operands (:func:`._common.vnni_plan`).
 
 The M-profile packing (``-mcpu=cortex-m*``) keeps the int8 filter as the
 model has it: the kernels read it from their filter buffer, so prepare only

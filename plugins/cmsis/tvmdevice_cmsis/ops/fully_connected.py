@@ -7,9 +7,11 @@ offset is added to the weights, once, while they are rearranged into the
 int16 pair-interleaved layout of the C GEMM.  At batch 1 every weight is read
 once per run, so their bytes are most of the time: there, when they fit int8
 (a weights offset of 0 always does), they are packed as int8 rows instead,
-one per output column.  The M-profile packing (``-mcpu=cortex-m*``) leaves
-the weights in the model (the kernel reads them from its weights buffer and
-adds the offset as it goes).
+one per output column.  With batch rows, when the host has a VNNI SIMD
+level, the int8 VNNI GEMM's operands are packed too
+(:func:`._common.vnni_plan`).  The M-profile packing (``-mcpu=cortex-m*``)
+leaves the weights in the model (the kernel reads them from its weights
+buffer and adds the offset as it goes).
 """
 
 from __future__ import annotations
@@ -30,13 +32,12 @@ def prepare(graph: Graph, op: Operator, data: FullyConnectedData) -> c.KernelPla
     c.check_accumulator(np.abs(weights.astype(np.int64)).sum(axis=1))
     if data.batches == 1 and weights.size and -128 <= weights.min() and weights.max() <= 127:
         packed = {"weights": None, "weights_s8": c.rows_s8(weights),
-                  "depth_s8": c.padded(data.accum_depth, c.GEMV_DEPTH), "weights_vnni": None,
-                  "vnni_correction": None}
+                  "depth_s8": c.padded(data.accum_depth, c.GEMV_DEPTH)}
     else:
         packed = {"weights": c.pair_interleaved(weights), "weights_s8": None, "depth_s8": 0,
                   **c.vnni_plan(weights, data.input_offset)}
     return c.KernelPlan({"k_pairs": (data.accum_depth + 1) // 2, "ldw": c.padded(data.out_ch, GEMM_COLS),
-                         "q": data, **packed})
+                         "q": data, "weights_vnni": None, "vnni_correction": None, **packed})
 
 
 def prepare_m(graph: Graph, op: Operator, data: FullyConnectedData) -> c.KernelPlan:
