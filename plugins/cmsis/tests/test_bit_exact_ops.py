@@ -111,9 +111,9 @@ def broadcast_shapes(draw, max_rank: int) -> tuple[tuple[int, ...], tuple[int, .
     return operand(), operand()
 
 
-@pytest.mark.parametrize("op_type, max_rank", [("ADD", 6), ("MUL", 4)])
+@pytest.mark.parametrize("op_type, max_rank", [("ADD", 6), ("SUB", 6), ("MUL", 4)])
 @given(st.data())
-def test_add_mul_broadcasting(mcpu, op_type, max_rank, data):
+def test_add_sub_mul_broadcasting(mcpu, op_type, max_rank, data):
     s1, s2 = data.draw(broadcast_shapes(max_rank))
     params = dict(input_shape=s1, input2_shape=s2, input_scale=data.draw(SCALES),
                   input_zero_point=data.draw(ZERO_POINTS), input2_scale=data.draw(SCALES),

@@ -5,7 +5,7 @@ has on small shapes; here each level is a test parameter (skipped, saying
 why, when the CPU lacks it) over the shapes that reach its vector loops:
 full 16-channel depthwise blocks with channel tails, wide and narrow GEMM
 tiles, batch-1 FULLY_CONNECTED on int8 weight rows, requantization tails,
-and every int8 input pair of ADD, MUL, MAXIMUM and MINIMUM.
+and every int8 input pair of ADD, SUB, MUL, MAXIMUM and MINIMUM, with broadcast rows.
 """
 
 from __future__ import annotations
@@ -110,8 +110,8 @@ def assert_inputs_bit_exact(model: bytes, inputs: list[np.ndarray], level: str) 
 
 
 @pytest.mark.parametrize("quant", QUANT_SETS, ids=[f"q{i}" for i in range(len(QUANT_SETS))])
-@pytest.mark.parametrize("op_type", ["ADD", "MUL"])
-def test_add_mul_every_input_pair(level, op_type, quant):
+@pytest.mark.parametrize("op_type", ["ADD", "SUB", "MUL"])
+def test_add_sub_mul_every_input_pair(level, op_type, quant):
     s1, z1, s2, z2, so, zo, activation = quant
     model = single_op_model(op_type, input_shape=(PAIRS[0].size,), input_scale=s1, input_zero_point=z1,
                             input2_shape=(PAIRS[1].size,), input2_scale=s2, input2_zero_point=z2,
@@ -120,9 +120,9 @@ def test_add_mul_every_input_pair(level, op_type, quant):
 
 
 @pytest.mark.parametrize("shape1, shape2", [((3, 37), (1, 37)), ((3, 37), (3, 1)), ((2, 3, 40), (1,)),
-                                            ((1,), (5, 33))])
-@pytest.mark.parametrize("op_type", ["ADD", "MUL"])
-def test_add_mul_broadcast_rows(level, op_type, shape1, shape2):
+                                            ((1,), (5, 33)), ((2, 1, 37), (1, 4, 37)), ((2, 3, 1), (2, 1, 21))])
+@pytest.mark.parametrize("op_type", ["ADD", "SUB", "MUL"])
+def test_add_sub_mul_broadcast_rows(level, op_type, shape1, shape2):
     """Rows longer than one vector step with a tail, each operand contiguous or one repeated value."""
     model = single_op_model(op_type, input_shape=shape1, input_scale=0.07, input_zero_point=-11,
                             input2_shape=shape2, input2_scale=0.02, input2_zero_point=40, out_scale=0.09,

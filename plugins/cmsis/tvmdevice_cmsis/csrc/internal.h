@@ -59,9 +59,13 @@ void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k
 void tvmd_cmsis_gemv_s8_avx2(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
                              const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
                              int8_t* out);
-/* int8 ADD (is_add) or MUL over p's broadcast walk when its innermost
- * strides are 0 or 1 (returns 1), else nothing (returns 0). */
-int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int is_add, const int8_t* in1,
+/* The int8 elementwise operation of tvmd_cmsis_elementwise_s8_avx2. */
+#define TVMD_CMSIS_EW_ADD 0
+#define TVMD_CMSIS_EW_SUB 1
+#define TVMD_CMSIS_EW_MUL 2
+/* int8 ADD, SUB or MUL (op, a TVMD_CMSIS_EW_*) over p's broadcast walk when
+ * its innermost strides are 0 or 1 (returns 1), else nothing (returns 0). */
+int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int op, const int8_t* in1,
                                    const int8_t* in2, int8_t* out);
 /* out[i] = max (is_max) or min of a[i] and b[i], i < n. */
 void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, const int8_t* b, int32_t n, int is_max, int8_t* out);

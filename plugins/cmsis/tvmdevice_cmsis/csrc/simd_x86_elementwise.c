@@ -1,5 +1,5 @@
 /*
- * x86-64 AVX2 versions of the int8 elementwise kernels: ADD and MUL (16
+ * x86-64 AVX2 versions of the int8 elementwise kernels: ADD, SUB and MUL (16
  * elements per step, the requantizations on 8 int32 lanes each) and
  * MAXIMUM/MINIMUM (32 bytes per step).  Beside the portable C of
  * elementwise.c and minmax.c, chosen at run time (tvmd_cmsis_simd_level) so
@@ -73,7 +73,7 @@ typedef struct {
   quant8_t q1, q2, qo;
   __m256i off1, off2, out_off, lo, hi;
   __m128i left_shift;
-  int is_add;
+  int op; /* TVMD_CMSIS_EW_* */
 } elementwise8_t;
 
 AVX2_INLINE __m128i step16(const elementwise8_t* e, const int8_t* x, int32_t s1, const int8_t* y, int32_t s2) {
@@ -83,10 +83,11 @@ AVX2_INLINE __m128i step16(const elementwise8_t* e, const int8_t* x, int32_t s1,
   for (int h = 0; h < 2; h++) {
     const __m256i u = _mm256_add_epi32(a[h], e->off1), v = _mm256_add_epi32(b[h], e->off2);
     __m256i raw;
-    if (e->is_add) {
+    if (e->op != TVMD_CMSIS_EW_MUL) {
+      /* ADD and SUB: both scaled, summed or subtracted (wrapping as int32). */
       const __m256i su = apply(_mm256_sll_epi32(u, e->left_shift), &e->q1);
       const __m256i sv = apply(_mm256_sll_epi32(v, e->left_shift), &e->q2);
-      raw = apply(_mm256_add_epi32(su, sv), &e->qo);
+      raw = apply(e->op == TVMD_CMSIS_EW_SUB ? _mm256_sub_epi32(su, sv) : _mm256_add_epi32(su, sv), &e->qo);
     } else {
       raw = apply(_mm256_mullo_epi32(u, v), &e->qo);
     }
@@ -112,14 +113,14 @@ AVX2_INLINE void row(const elementwise8_t* e, const int8_t* x, int32_t s1, const
   }
 }
 
-AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int is_add, const int8_t* in1,
+AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int op, const int8_t* in1,
                                         const int8_t* in2, int8_t* out) {
   const int32_t last = p->ndim - 1;
   const int32_t inner = p->out_shape[last];
   const int32_t s1 = p->in1_strides[last], s2 = p->in2_strides[last];
   if ((s1 != 0 && s1 != 1) || (s2 != 0 && s2 != 1)) return 0;
   elementwise8_t e;
-  e.is_add = is_add;
+  e.op = op;
   e.q1 = quant8(p->input1_multiplier, p->input1_shift);
   e.q2 = quant8(p->input2_multiplier, p->input2_shift);
   e.qo = quant8(p->output_multiplier, p->output_shift);
