@@ -122,6 +122,14 @@ def test_add_sub_mul_broadcasting(mcpu, op_type, max_rank, data):
     assert_bit_exact(model_or_reject(op_type, **params), mcpu=mcpu)
 
 
+@pytest.mark.parametrize("op_type", ["MAXIMUM", "MINIMUM"])
+@given(st.data())
+def test_maximum_minimum_broadcasting(mcpu, op_type, data):
+    s1, s2 = data.draw(broadcast_shapes(4))
+    assert_bit_exact(model_or_reject(op_type, input_shape=s1, input2_shape=s2, seed=data.draw(st.integers(0, 99))),
+                     mcpu=mcpu)
+
+
 @given(st.integers(-128, 127), st.integers(1, 3), st.integers(1, 70), st.integers(0, 50))
 def test_fully_connected_weights_zero_point(mcpu, weights_zero_point, batches, depth, seed):
     """Per-tensor weights with a zero point: TFLM adds the weights offset (the builder writes 0)."""

@@ -137,3 +137,19 @@ def test_add_sub_mul_broadcast_rows(level, op_type, shape1, shape2):
 def test_maximum_minimum_every_input_pair(level, op_type, size):
     model = single_op_model(op_type, input_shape=(size,), input2_shape=(size,))
     assert_inputs_bit_exact(model, [PAIRS[0][:size], PAIRS[1][::-1][:size].copy()], level)
+
+
+#: Broadcast shapes of MAXIMUM/MINIMUM: runs of 32+ with an overlapping last step, of 16..31, of fewer than
+#: 16, each operand contiguous or one repeated value, suffixes of dimensions merged into one run.
+MINMAX_BROADCASTS = [((3, 37), (1, 37)), ((3, 70), (3, 1)), ((2, 3, 40), (1,)), ((1,), (5, 33)),
+                     ((2, 1, 37), (1, 4, 37)), ((2, 3, 1), (2, 1, 21)), ((2, 4, 4, 5), (1, 1, 1, 5)),
+                     ((2, 3, 7), (1, 3, 1)), ((4, 4, 2), (4, 1, 1)), ((1, 64), (5, 1)), ((2, 32), (1, 1))]
+
+
+@pytest.mark.parametrize("shape1, shape2", MINMAX_BROADCASTS)
+@pytest.mark.parametrize("op_type", ["MAXIMUM", "MINIMUM"])
+def test_maximum_minimum_broadcast_rows(level, op_type, shape1, shape2):
+    model = single_op_model(op_type, input_shape=shape1, input2_shape=shape2)
+    rng = np.random.default_rng(sum(shape1) + 7 * sum(shape2))
+    inputs = [rng.integers(-128, 128, size=s, dtype=np.int8) for s in (shape1, shape2)]
+    assert_inputs_bit_exact(model, inputs, level)

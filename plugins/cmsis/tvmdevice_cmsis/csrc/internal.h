@@ -67,8 +67,10 @@ void tvmd_cmsis_gemv_s8_avx2(const int16_t* a, int32_t depth, const int8_t* w, i
  * its innermost strides are 0 or 1 (returns 1), else nothing (returns 0). */
 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int op, const int8_t* in1,
                                    const int8_t* in2, int8_t* out);
-/* out[i] = max (is_max) or min of a[i] and b[i], i < n. */
-void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, const int8_t* b, int32_t n, int is_max, int8_t* out);
+/* out[i] = max (is_max) or min of a[i * sa] and b[i * sb], i < n; the steps
+ * sa, sb are 1 (contiguous) or 0 (one value repeated). */
+void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, int32_t sa, const int8_t* b, int32_t sb, int32_t n, int is_max,
+                               int8_t* out);
 /* One batch image of DEPTHWISE_CONV_2D with depth multiplier 1 and at most
  * TVMD_CMSIS_DW_MAX_TAPS taps (integer, as depthwise_conv.c). */
 void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,

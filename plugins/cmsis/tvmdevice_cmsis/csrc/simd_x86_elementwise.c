@@ -1,7 +1,8 @@
 /*
  * x86-64 AVX2 versions of the int8 elementwise kernels: ADD, SUB and MUL (16
  * elements per step, the requantizations on 8 int32 lanes each) and
- * MAXIMUM/MINIMUM (32 bytes per step).  Beside the portable C of
+ * MAXIMUM/MINIMUM (32 bytes per step), over runs whose operands are
+ * contiguous or one value repeated (broadcast).  Beside the portable C of
  * elementwise.c and minmax.c, chosen at run time (tvmd_cmsis_simd_level) so
  * one build runs on any x86-64; firmware builds compile none of it.  Values
  * are identical to the portable path's; tests run both over every input pair.
@@ -147,14 +148,50 @@ AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p
   return 1;
 }
 
-AVX2 void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, const int8_t* b, int32_t n, int is_max, int8_t* out) {
+AVX2_INLINE __m256i minmax32(__m256i x, __m256i y, int is_max) {
+  return is_max ? _mm256_max_epi8(x, y) : _mm256_min_epi8(x, y);
+}
+
+AVX2_INLINE __m128i minmax16(__m128i x, __m128i y, int is_max) {
+  return is_max ? _mm_max_epi8(x, y) : _mm_min_epi8(x, y);
+}
+
+/* 32 (or 16) outputs from index i; an operand of step 0 is its value
+ * repeated (ca, cb). */
+AVX2_INLINE void minmax_step32(const int8_t* a, int32_t sa, __m256i ca, const int8_t* b, int32_t sb, __m256i cb,
+                               int32_t i, int is_max, int8_t* out) {
+  const __m256i x = sa ? _mm256_loadu_si256((const __m256i*)(const void*)(a + i)) : ca;
+  const __m256i y = sb ? _mm256_loadu_si256((const __m256i*)(const void*)(b + i)) : cb;
+  _mm256_storeu_si256((__m256i*)(void*)(out + i), minmax32(x, y, is_max));
+}
+
+AVX2_INLINE void minmax_step16(const int8_t* a, int32_t sa, __m256i ca, const int8_t* b, int32_t sb, __m256i cb,
+                               int32_t i, int is_max, int8_t* out) {
+  const __m128i x = sa ? _mm_loadu_si128((const __m128i*)(const void*)(a + i)) : _mm256_castsi256_si128(ca);
+  const __m128i y = sb ? _mm_loadu_si128((const __m128i*)(const void*)(b + i)) : _mm256_castsi256_si128(cb);
+  _mm_storeu_si128((__m128i*)(void*)(out + i), minmax16(x, y, is_max));
+}
+
+/* The last partial step is a whole step ending at n, overlapping the one
+ * before: it rewrites those outputs with the same values (also when out
+ * is an input: max(max(x, y), y) = max(x, y)). */
+AVX2 void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, int32_t sa, const int8_t* b, int32_t sb, int32_t n, int is_max,
+                                    int8_t* out) {
+  if (n <= 0) return;
+  const __m256i ca = _mm256_set1_epi8(a[0]), cb = _mm256_set1_epi8(b[0]);
   int32_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m256i x = _mm256_loadu_si256((const __m256i*)(const void*)(a + i));
-    const __m256i y = _mm256_loadu_si256((const __m256i*)(const void*)(b + i));
-    _mm256_storeu_si256((__m256i*)(void*)(out + i), is_max ? _mm256_max_epi8(x, y) : _mm256_min_epi8(x, y));
+  if (n >= 32) {
+    for (; i + 32 <= n; i += 32) minmax_step32(a, sa, ca, b, sb, cb, i, is_max, out);
+    if (i < n) minmax_step32(a, sa, ca, b, sb, cb, n - 32, is_max, out);
+  } else if (n >= 16) {
+    minmax_step16(a, sa, ca, b, sb, cb, 0, is_max, out);
+    if (n > 16) minmax_step16(a, sa, ca, b, sb, cb, n - 16, is_max, out);
+  } else {
+    for (; i < n; i++) {
+      const int8_t x = a[i * sa], y = b[i * sb];
+      out[i] = is_max ? (x > y ? x : y) : (x < y ? x : y);
+    }
   }
-  for (; i < n; i++) out[i] = is_max ? (a[i] > b[i] ? a[i] : b[i]) : (a[i] < b[i] ? a[i] : b[i]);
 }
 
 #endif /* TVMD_CMSIS_X86 */
