@@ -153,3 +153,39 @@ def test_maximum_minimum_broadcast_rows(level, op_type, shape1, shape2):
     rng = np.random.default_rng(sum(shape1) + 7 * sum(shape2))
     inputs = [rng.integers(-128, 128, size=s, dtype=np.int8) for s in (shape1, shape2)]
     assert_inputs_bit_exact(model, inputs, level)
+
+
+#: Channel counts of the pooling blocks: below 4 (one by one), 4/8/16-wide blocks, 32-wide MAX blocks, each
+#: exact and with an overlapping last block.
+POOL_CHANNELS = [1, 3, 4, 6, 8, 13, 16, 21, 32, 45, 64, 77]
+
+
+@pytest.mark.parametrize("channels", POOL_CHANNELS)
+@pytest.mark.parametrize("pool, stride, padding", [((2, 2), (2, 2), "VALID"), ((3, 3), (2, 2), "SAME"),
+                                                   ((3, 2), (1, 2), "SAME")])
+@pytest.mark.parametrize("activation", ["NONE", "RELU6"])
+@pytest.mark.parametrize("op_type", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
+def test_pooling_channel_blocks(level, op_type, activation, pool, stride, padding, channels):
+    """Windows clipped at SAME borders (average: fewer taps, other rounding), outputs unclamped or clamped by
+    RELU6 (input zero point 3: the range [3, 123])."""
+    model = single_op_model(op_type, input_shape=(2, 7, 6, channels), pool=pool, stride=stride, padding=padding,
+                            activation=activation, input_scale=0.05, input_zero_point=3, seed=channels)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("pool", [(16, 16), (16, 17)], ids=["256-taps", "272-taps"])
+@pytest.mark.parametrize("fill", [-128, 127, None], ids=["min", "max", "random"])
+@pytest.mark.parametrize("op_type", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
+def test_pooling_whole_image_windows(level, op_type, pool, fill):
+    """A window of 256 taps sums to the int16 extremes (-128 * 256, 127 * 256) on the vector path; 272 taps
+    run the portable average."""
+    shape = (1, 16, 17, 40)
+    model = single_op_model(op_type, input_shape=shape, pool=pool, stride=(1, 1), padding="VALID", input_scale=0.02,
+                            input_zero_point=-1)
+    rng = np.random.default_rng(7)
+    x = rng.integers(-128, 128, size=shape, dtype=np.int8) if fill is None else np.full(shape, fill, np.int8)
+    graph = load_tflite(model)
+    oracle = tflm_run(model, [x]).output(0)
+    with simd_path(level):
+        ours = run_cmsis(graph, [x])
+    assert np.array_equal(ours, oracle.reshape(ours.shape))

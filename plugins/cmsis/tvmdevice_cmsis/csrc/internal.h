@@ -71,6 +71,10 @@ int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int
  * sa, sb are 1 (contiguous) or 0 (one value repeated). */
 void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, int32_t sa, const int8_t* b, int32_t sb, int32_t n, int is_max,
                                int8_t* out);
+/* MAX_POOL_2D and AVERAGE_POOL_2D, int8, on AVX2 (simd_x86_pooling.c); the
+ * average only for windows of at most 256 taps (its int16 sums). */
+int32_t tvmd_cmsis_max_pool_s8_avx2(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output);
+int32_t tvmd_cmsis_avg_pool_s8_avx2(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output);
 /* One batch image of DEPTHWISE_CONV_2D with depth multiplier 1 and at most
  * TVMD_CMSIS_DW_MAX_TAPS taps (integer, as depthwise_conv.c). */
 void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
