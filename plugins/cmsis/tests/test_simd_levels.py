@@ -189,3 +189,14 @@ def test_pooling_whole_image_windows(level, op_type, pool, fill):
     with simd_path(level):
         ours = run_cmsis(graph, [x])
     assert np.array_equal(ours, oracle.reshape(ours.shape))
+
+
+@pytest.mark.parametrize("shape", [(1, 1000), (3, 7), (4, 300), (2, 1)])
+@pytest.mark.parametrize("input_scale, beta", [(0.1, 1.0), (0.05, 0.5), (1.0, 2.0), (0.02, 1.0)])
+@pytest.mark.parametrize("out_dtype", ["int8", "int16"])
+def test_softmax_rows(level, shape, input_scale, beta, out_dtype):
+    """Rows longer and shorter than the distances below their maximum (the vector levels memoize the
+    exponentials per distance and map long rows through a table), entries past diff_min, int8 and int16 out."""
+    model = single_op_model("SOFTMAX", input_shape=shape, input_scale=input_scale, beta=beta, out_dtype=out_dtype,
+                            seed=shape[1])
+    assert_bit_exact(model, seeds=(0, 1, 2), levels=[level])
