@@ -70,11 +70,54 @@ AVX2_INLINE void widen16(const int8_t* x, int32_t stride, __m256i* lo, __m256i* 
   }
 }
 
+/* ADD's input scaling MBQM(a << 20, m, s) for |a| <= 255 (an int8 plus its
+ * offset), m >= 2^11 and -31 <= s <= 0 (TFLM's smaller-than-one factors),
+ * in 32-bit lanes without the 64-bit product.  With w = a * m + 2^10, the
+ * doubling high multiply is floor((a * 2^20 * m + 2^30) / 2^31) =
+ * floor(w / 2^11), and rounding that by 2^r (r = -s; halves away from zero)
+ * is floor((v + 2^(r-1) - [v < 0]) / 2^r), where v < 0 exactly when a < 0
+ * (|a * m| >= 2^11 > 2^10 for a != 0).  Splitting m = mh * 2^11 + ml
+ * (ml < 2^11) and nesting the floors:
+ *   result = (a * mh + 2^(r-1) + ((a * ml + 2^10 - [a < 0] * 2^11) >> 11)) >> r
+ * (the 2^(r-1) and [a < 0] terms only when r > 0), every term within int32
+ * (|a * mh| < 2^28, |a * ml| < 2^19). */
+typedef struct {
+  __m256i mh, ml, half, sign, c10;
+  __m128i right;
+} scale20_t;
+
+AVX2_INLINE scale20_t scale20(int32_t multiplier, int32_t shift) {
+  scale20_t f;
+  const int32_t r = -shift;
+  f.mh = _mm256_set1_epi32(multiplier >> 11);
+  f.ml = _mm256_set1_epi32(multiplier & 2047);
+  f.half = _mm256_set1_epi32(r > 0 ? (int32_t)((uint32_t)1 << (r - 1)) : 0);
+  f.sign = _mm256_set1_epi32(r > 0 ? 2048 : 0);
+  f.c10 = _mm256_set1_epi32(1024);
+  f.right = _mm_cvtsi32_si128(r);
+  return f;
+}
+
+AVX2_INLINE __m256i apply20(__m256i a, const scale20_t* f) {
+  const __m256i low = _mm256_sub_epi32(_mm256_add_epi32(_mm256_mullo_epi32(a, f->ml), f->c10),
+                                       _mm256_and_si256(_mm256_srai_epi32(a, 31), f->sign));
+  const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(a, f->mh), f->half),
+                                       _mm256_srai_epi32(low, 11));
+  return _mm256_sra_epi32(sum, f->right);
+}
+
+/* Whether scale20 computes MBQM(a << left_shift, multiplier, shift). */
+static inline int scale20_exact(int32_t left_shift, int32_t multiplier, int32_t shift) {
+  return left_shift == 20 && multiplier >= 2048 && shift <= 0 && shift >= -31;
+}
+
 typedef struct {
   quant8_t q1, q2, qo;
+  scale20_t f1, f2; /* the input scalings when fast */
   __m256i off1, off2, out_off, lo, hi;
   __m128i left_shift;
-  int op; /* TVMD_CMSIS_EW_* */
+  int op;   /* TVMD_CMSIS_EW_* */
+  int fast; /* ADD/SUB inputs scaled by scale20 */
 } elementwise8_t;
 
 AVX2_INLINE __m128i step16(const elementwise8_t* e, const int8_t* x, int32_t s1, const int8_t* y, int32_t s2) {
@@ -86,8 +129,8 @@ AVX2_INLINE __m128i step16(const elementwise8_t* e, const int8_t* x, int32_t s1,
     __m256i raw;
     if (e->op != TVMD_CMSIS_EW_MUL) {
       /* ADD and SUB: both scaled, summed or subtracted (wrapping as int32). */
-      const __m256i su = apply(_mm256_sll_epi32(u, e->left_shift), &e->q1);
-      const __m256i sv = apply(_mm256_sll_epi32(v, e->left_shift), &e->q2);
+      const __m256i su = e->fast ? apply20(u, &e->f1) : apply(_mm256_sll_epi32(u, e->left_shift), &e->q1);
+      const __m256i sv = e->fast ? apply20(v, &e->f2) : apply(_mm256_sll_epi32(v, e->left_shift), &e->q2);
       raw = apply(e->op == TVMD_CMSIS_EW_SUB ? _mm256_sub_epi32(su, sv) : _mm256_add_epi32(su, sv), &e->qo);
     } else {
       raw = apply(_mm256_mullo_epi32(u, v), &e->qo);
@@ -131,6 +174,12 @@ AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p
   e.lo = _mm256_set1_epi32(p->act_min);
   e.hi = _mm256_set1_epi32(p->act_max);
   e.left_shift = _mm_cvtsi32_si128(p->left_shift);
+  e.fast = scale20_exact(p->left_shift, p->input1_multiplier, p->input1_shift) &&
+           scale20_exact(p->left_shift, p->input2_multiplier, p->input2_shift);
+  if (e.fast) {
+    e.f1 = scale20(p->input1_multiplier, p->input1_shift);
+    e.f2 = scale20(p->input2_multiplier, p->input2_shift);
+  }
   /* The outer dimensions walked as broadcast.h's odometer does. */
   int32_t index[TVMD_CMSIS_MAX_DIMS] = {0};
   size_t o1 = 0, o2 = 0;
