@@ -89,7 +89,8 @@ int32_t tvmd_cmsis_add_s8(const void* params, void* const* buffers, void* resour
   const int8_t* in2 = (const int8_t*)buffers[1];
   int8_t* out = (int8_t*)buffers[2];
 #if TVMD_CMSIS_X86
-  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 && tvmd_cmsis_elementwise_s8_avx2(p, TVMD_CMSIS_EW_ADD, in1, in2, out)) {
+  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 &&
+      tvmd_cmsis_elementwise_s8_avx2(p, TVMD_CMSIS_EW_ADD, in1, in2, out)) {
     return TVMD_OK;
   }
 #endif
@@ -109,7 +110,8 @@ int32_t tvmd_cmsis_sub_s8(const void* params, void* const* buffers, void* resour
   const int8_t* in2 = (const int8_t*)buffers[1];
   int8_t* out = (int8_t*)buffers[2];
 #if TVMD_CMSIS_X86
-  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 && tvmd_cmsis_elementwise_s8_avx2(p, TVMD_CMSIS_EW_SUB, in1, in2, out)) {
+  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 &&
+      tvmd_cmsis_elementwise_s8_avx2(p, TVMD_CMSIS_EW_SUB, in1, in2, out)) {
     return TVMD_OK;
   }
 #endif
@@ -125,7 +127,8 @@ int32_t tvmd_cmsis_mul_s8(const void* params, void* const* buffers, void* resour
   const int8_t* in2 = (const int8_t*)buffers[1];
   int8_t* out = (int8_t*)buffers[2];
 #if TVMD_CMSIS_X86
-  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 && tvmd_cmsis_elementwise_s8_avx2(p, TVMD_CMSIS_EW_MUL, in1, in2, out)) {
+  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 &&
+      tvmd_cmsis_elementwise_s8_avx2(p, TVMD_CMSIS_EW_MUL, in1, in2, out)) {
     return TVMD_OK;
   }
 #endif
