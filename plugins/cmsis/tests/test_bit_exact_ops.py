@@ -111,15 +111,23 @@ def broadcast_shapes(draw, max_rank: int) -> tuple[tuple[int, ...], tuple[int, .
     return operand(), operand()
 
 
-@pytest.mark.parametrize("op_type, max_rank", [("ADD", 6), ("MUL", 4)])
+@pytest.mark.parametrize("op_type, max_rank", [("ADD", 6), ("SUB", 6), ("MUL", 4)])
 @given(st.data())
-def test_add_mul_broadcasting(mcpu, op_type, max_rank, data):
+def test_add_sub_mul_broadcasting(mcpu, op_type, max_rank, data):
     s1, s2 = data.draw(broadcast_shapes(max_rank))
     params = dict(input_shape=s1, input2_shape=s2, input_scale=data.draw(SCALES),
                   input_zero_point=data.draw(ZERO_POINTS), input2_scale=data.draw(SCALES),
                   input2_zero_point=data.draw(ZERO_POINTS), activation=data.draw(ACTIVATIONS),
                   out_scale=data.draw(st.floats(0.01, 0.5)), out_zero_point=data.draw(ZERO_POINTS))
     assert_bit_exact(model_or_reject(op_type, **params), mcpu=mcpu)
+
+
+@pytest.mark.parametrize("op_type", ["MAXIMUM", "MINIMUM"])
+@given(st.data())
+def test_maximum_minimum_broadcasting(mcpu, op_type, data):
+    s1, s2 = data.draw(broadcast_shapes(4))
+    assert_bit_exact(model_or_reject(op_type, input_shape=s1, input2_shape=s2, seed=data.draw(st.integers(0, 99))),
+                     mcpu=mcpu)
 
 
 @given(st.integers(-128, 127), st.integers(1, 3), st.integers(1, 70), st.integers(0, 50))

@@ -5,9 +5,10 @@ has on small shapes; here each level is a test parameter (skipped, saying
 why, when the CPU lacks it) over the shapes that reach its vector loops:
 full 16-channel depthwise blocks with channel tails, wide and narrow GEMM
 tiles, batch-1 FULLY_CONNECTED on int8 weight rows, requantization tails,
-and every int8 input pair of ADD, MUL, MAXIMUM and MINIMUM.  The VNNI levels
-(the int8 GEMM of CONV_2D and FULLY_CONNECTED batch > 1) get reductions not a
-multiple of 4, column tails, groups, and the extreme input zero points.
+and every int8 input pair of ADD, SUB, MUL, MAXIMUM and MINIMUM, with broadcast rows;
+pooling channel blocks and softmax rows.  The VNNI levels (the int8 GEMM of
+CONV_2D and FULLY_CONNECTED batch > 1) get reductions not a multiple of 4,
+column tails, groups, and the extreme input zero points.
 
 Levels this CPU lacks skip; an emulated build (TVMDEVICE_CMSIS_SIMD_EMULATION=1,
 libsimde-dev) runs every level on any x86-64 CPU.
@@ -186,8 +187,8 @@ def assert_inputs_bit_exact(model: bytes, inputs: list[np.ndarray], level: str) 
 
 
 @pytest.mark.parametrize("quant", QUANT_SETS, ids=[f"q{i}" for i in range(len(QUANT_SETS))])
-@pytest.mark.parametrize("op_type", ["ADD", "MUL"])
-def test_add_mul_every_input_pair(level, op_type, quant):
+@pytest.mark.parametrize("op_type", ["ADD", "SUB", "MUL"])
+def test_add_sub_mul_every_input_pair(level, op_type, quant):
     s1, z1, s2, z2, so, zo, activation = quant
     model = single_op_model(op_type, input_shape=(PAIRS[0].size,), input_scale=s1, input_zero_point=z1,
                             input2_shape=(PAIRS[1].size,), input2_scale=s2, input2_zero_point=z2,
@@ -196,9 +197,9 @@ def test_add_mul_every_input_pair(level, op_type, quant):
 
 
 @pytest.mark.parametrize("shape1, shape2", [((3, 37), (1, 37)), ((3, 37), (3, 1)), ((2, 3, 40), (1,)),
-                                            ((1,), (5, 33))])
-@pytest.mark.parametrize("op_type", ["ADD", "MUL"])
-def test_add_mul_broadcast_rows(level, op_type, shape1, shape2):
+                                            ((1,), (5, 33)), ((2, 1, 37), (1, 4, 37)), ((2, 3, 1), (2, 1, 21))])
+@pytest.mark.parametrize("op_type", ["ADD", "SUB", "MUL"])
+def test_add_sub_mul_broadcast_rows(level, op_type, shape1, shape2):
     """Rows longer than one vector step with a tail, each operand contiguous or one repeated value."""
     model = single_op_model(op_type, input_shape=shape1, input_scale=0.07, input_zero_point=-11,
                             input2_shape=shape2, input2_scale=0.02, input2_zero_point=40, out_scale=0.09,
@@ -213,3 +214,66 @@ def test_add_mul_broadcast_rows(level, op_type, shape1, shape2):
 def test_maximum_minimum_every_input_pair(level, op_type, size):
     model = single_op_model(op_type, input_shape=(size,), input2_shape=(size,))
     assert_inputs_bit_exact(model, [PAIRS[0][:size], PAIRS[1][::-1][:size].copy()], level)
+
+
+#: Broadcast shapes of MAXIMUM/MINIMUM: runs of 32+ with an overlapping last step, of 16..31, of fewer than
+#: 16, each operand contiguous or one repeated value, suffixes of dimensions merged into one run.
+MINMAX_BROADCASTS = [((3, 37), (1, 37)), ((3, 70), (3, 1)), ((2, 3, 40), (1,)), ((1,), (5, 33)),
+                     ((2, 1, 37), (1, 4, 37)), ((2, 3, 1), (2, 1, 21)), ((2, 4, 4, 5), (1, 1, 1, 5)),
+                     ((2, 3, 7), (1, 3, 1)), ((4, 4, 2), (4, 1, 1)), ((1, 64), (5, 1)), ((2, 32), (1, 1))]
+
+
+@pytest.mark.parametrize("shape1, shape2", MINMAX_BROADCASTS)
+@pytest.mark.parametrize("op_type", ["MAXIMUM", "MINIMUM"])
+def test_maximum_minimum_broadcast_rows(level, op_type, shape1, shape2):
+    model = single_op_model(op_type, input_shape=shape1, input2_shape=shape2)
+    rng = np.random.default_rng(sum(shape1) + 7 * sum(shape2))
+    inputs = [rng.integers(-128, 128, size=s, dtype=np.int8) for s in (shape1, shape2)]
+    assert_inputs_bit_exact(model, inputs, level)
+
+
+#: Channel counts of the pooling blocks: below 4 (one by one), 4/8/16-wide blocks, 32-wide MAX blocks, each
+#: exact and with an overlapping last block.
+POOL_CHANNELS = [1, 3, 4, 6, 8, 13, 16, 21, 32, 45, 64, 77]
+
+
+@pytest.mark.parametrize("channels", POOL_CHANNELS)
+@pytest.mark.parametrize("pool, stride, padding", [((2, 2), (2, 2), "VALID"), ((3, 3), (2, 2), "SAME"),
+                                                   ((3, 2), (1, 2), "SAME")])
+@pytest.mark.parametrize("activation", ["NONE", "RELU6"])
+@pytest.mark.parametrize("op_type", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
+def test_pooling_channel_blocks(level, op_type, activation, pool, stride, padding, channels):
+    """Windows clipped at SAME borders (average: fewer taps, other rounding), outputs unclamped or clamped by
+    RELU6 (input zero point 3: the range [3, 123])."""
+    model = single_op_model(op_type, input_shape=(2, 7, 6, channels), pool=pool, stride=stride, padding=padding,
+                            activation=activation, input_scale=0.05, input_zero_point=3, seed=channels)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("pool", [(16, 16), (16, 17)], ids=["256-taps", "272-taps"])
+@pytest.mark.parametrize("fill", [-128, 127, None], ids=["min", "max", "random"])
+@pytest.mark.parametrize("op_type", ["MAX_POOL_2D", "AVERAGE_POOL_2D"])
+def test_pooling_whole_image_windows(level, op_type, pool, fill):
+    """A window of 256 taps sums to the int16 extremes (-128 * 256, 127 * 256) on the vector path; 272 taps
+    run the portable average."""
+    shape = (1, 16, 17, 40)
+    model = single_op_model(op_type, input_shape=shape, pool=pool, stride=(1, 1), padding="VALID", input_scale=0.02,
+                            input_zero_point=-1)
+    rng = np.random.default_rng(7)
+    x = rng.integers(-128, 128, size=shape, dtype=np.int8) if fill is None else np.full(shape, fill, np.int8)
+    graph = load_tflite(model)
+    oracle = tflm_run(model, [x]).output(0)
+    with simd_path(level):
+        ours = run_cmsis(graph, [x])
+    assert np.array_equal(ours, oracle.reshape(ours.shape))
+
+
+@pytest.mark.parametrize("shape", [(1, 1000), (3, 7), (4, 300), (2, 1)])
+@pytest.mark.parametrize("input_scale, beta", [(0.1, 1.0), (0.05, 0.5), (1.0, 2.0), (0.02, 1.0)])
+@pytest.mark.parametrize("out_dtype", ["int8", "int16"])
+def test_softmax_rows(level, shape, input_scale, beta, out_dtype):
+    """Rows longer and shorter than the distances below their maximum (the vector levels memoize the
+    exponentials per distance and map long rows through a table), entries past diff_min, int8 and int16 out."""
+    model = single_op_model("SOFTMAX", input_shape=shape, input_scale=input_scale, beta=beta, out_dtype=out_dtype,
+                            seed=shape[1])
+    assert_bit_exact(model, seeds=(0, 1, 2), levels=[level])

@@ -197,17 +197,17 @@ SOFTMAX_PARAMS = Layout("tvmd_cmsis_softmax_params_t", (
 ), doc="SOFTMAX of int8 along the last axis (TFLM's gemmlowp path): int8 output, or int16 for int8->int16.")
 
 ELEMENTWISE_PARAMS = Layout("tvmd_cmsis_elementwise_params_t", (
-    _kind("TVMD_CMSIS_KIND_ADD or TVMD_CMSIS_KIND_MUL"),
+    _kind("TVMD_CMSIS_KIND_ADD, TVMD_CMSIS_KIND_SUB or TVMD_CMSIS_KIND_MUL"),
     Field("ndim", "int32_t", doc="dimensions the loop walks (<= TVMD_CMSIS_MAX_DIMS)"),
     Field("size", "int32_t", doc="output elements"),
     Field("out_shape", "int32_t", (MAX_DIMS,), doc="output shape, 1 past ndim"),
     Field("in1_strides", "int32_t", (MAX_DIMS,), doc="element strides, 0 along a broadcast dimension"),
     Field("in2_strides", "int32_t", (MAX_DIMS,)),
     *_int32("input1_offset", "input2_offset", "output_offset"),
-    Field("left_shift", "int32_t", doc="ADD: 20 for int8"),
+    Field("left_shift", "int32_t", doc="ADD and SUB: 20 for int8"),
     *_int32("input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift", "output_multiplier",
             "output_shift", "act_min", "act_max"),
-), doc="ADD and MUL with broadcasting; shapes right-aligned to ndim dimensions.")
+), doc="ADD, SUB and MUL with broadcasting; shapes right-aligned to ndim dimensions.")
 
 #: Rank of CMSIS-NN's arm_pad_s8 (cmsis_nn_dims: N, H, W, C).
 PAD_DIMS = 4
@@ -344,6 +344,8 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("svdf", "SVDF", SVDF_PARAMS, "recurrent.prepare_svdf", packing=None),
     Kernel("lstm_unidirectional", "UNIDIRECTIONAL_SEQUENCE_LSTM", LSTM_PARAMS, "recurrent.prepare_lstm",
            packing=None, suffix=""),
+    # issue 13: SUB int8, ADD's requantized walk with input 2 subtracted (CMSIS-NN has no SUB)
+    Kernel("sub", "SUB", ELEMENTWISE_PARAMS, "elementwise.prepare", packing=None),
 )
 #: The ``m-profile`` variants of the weighted kernels (tags after :data:`KERNELS`').
 M_PROFILE_KERNELS: tuple[Kernel, ...] = (

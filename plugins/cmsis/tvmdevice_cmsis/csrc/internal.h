@@ -82,12 +82,22 @@ void tvmd_cmsis_gemm_vnni_avx2(const uint8_t* a, int32_t lda, int32_t m, int32_t
 void tvmd_cmsis_gemv_s8_avx2(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
                              const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
                              int8_t* out);
-/* int8 ADD (is_add) or MUL over p's broadcast walk when its innermost
- * strides are 0 or 1 (returns 1), else nothing (returns 0). */
-int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int is_add, const int8_t* in1,
+/* The int8 elementwise operation of tvmd_cmsis_elementwise_s8_avx2. */
+#define TVMD_CMSIS_EW_ADD 0
+#define TVMD_CMSIS_EW_SUB 1
+#define TVMD_CMSIS_EW_MUL 2
+/* int8 ADD, SUB or MUL (op, a TVMD_CMSIS_EW_*) over p's broadcast walk when
+ * its innermost strides are 0 or 1 (returns 1), else nothing (returns 0). */
+int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int op, const int8_t* in1,
                                    const int8_t* in2, int8_t* out);
-/* out[i] = max (is_max) or min of a[i] and b[i], i < n. */
-void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, const int8_t* b, int32_t n, int is_max, int8_t* out);
+/* out[i] = max (is_max) or min of a[i * sa] and b[i * sb], i < n; the steps
+ * sa, sb are 1 (contiguous) or 0 (one value repeated). */
+void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, int32_t sa, const int8_t* b, int32_t sb, int32_t n, int is_max,
+                               int8_t* out);
+/* MAX_POOL_2D and AVERAGE_POOL_2D, int8, on AVX2 (simd_x86_pooling.c); the
+ * average only for windows of at most 256 taps (its int16 sums). */
+int32_t tvmd_cmsis_max_pool_s8_avx2(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output);
+int32_t tvmd_cmsis_avg_pool_s8_avx2(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output);
 /* One batch image of DEPTHWISE_CONV_2D with depth multiplier 1 and at most
  * TVMD_CMSIS_DW_MAX_TAPS taps (integer, as depthwise_conv.c). */
 void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,

@@ -8,7 +8,9 @@
  * at a time (the whole tensor when the shapes are equal), an input of extent
  * 1 there repeating one value: Helium (MVE) sixteen lanes per VMAX / VMIN,
  * the last step tail-predicated; DSP four bytes per word (SSUB8, SEL);
- * plain C (Cortex-M0/M3, the host) element by element, below.
+ * plain C (Cortex-M0/M3, the host) element by element, below.  On x86-64
+ * the AVX2 runs (simd_x86_elementwise.c) go 32 bytes a step over the
+ * longest suffix of dimensions each input is contiguous or constant over.
  */
 #include "internal.h"
 #include "mprofile.h"
@@ -64,6 +66,43 @@ static void minmax_m(const tvmd_cmsis_minmax_params_t* p, const int8_t* a, const
 }
 #endif
 
+#if TVMD_CMSIS_X86
+/* The AVX2 path: the output as runs, each the longest suffix of dims over
+ * which both inputs are either contiguous (the output's extents) or one
+ * value (extents 1), so a scalar or a per-channel operand runs the whole
+ * tensor or whole rows at once. */
+static void minmax_avx2(const tvmd_cmsis_minmax_params_t* p, const int8_t* a, const int8_t* b, int8_t* out,
+                        int is_max) {
+  const int32_t* d = p->dims;
+  int full1 = 1, one1 = 1, full2 = 1, one2 = 1, k = 4;
+  int32_t run = 1;
+  for (; k > 0; k--) {
+    const int32_t j = k - 1;
+    const int f1 = full1 && p->in1_dims[j] == d[j], o1 = one1 && p->in1_dims[j] == 1;
+    const int f2 = full2 && p->in2_dims[j] == d[j], o2 = one2 && p->in2_dims[j] == 1;
+    if (!(f1 || o1) || !(f2 || o2)) break;
+    full1 = f1;
+    one1 = o1;
+    full2 = f2;
+    one2 = o2;
+    run *= d[j];
+  }
+  const int32_t sa = full1 ? 1 : 0, sb = full2 ? 1 : 0;
+  int32_t lim[4];
+  for (int32_t j = 0; j < 4; j++) lim[j] = j < k ? d[j] : 1;
+  for (int32_t n = 0; n < lim[0]; ++n) {
+    for (int32_t h = 0; h < lim[1]; ++h) {
+      for (int32_t w = 0; w < lim[2]; ++w) {
+        for (int32_t c = 0; c < lim[3]; ++c, out += run) {
+          tvmd_cmsis_minmax_s8_avx2(a + offset4(p->in1_dims, n, h, w, c), sa, b + offset4(p->in2_dims, n, h, w, c), sb,
+                                    run, is_max, out);
+        }
+      }
+    }
+  }
+}
+#endif
+
 static int32_t minmax(const void* params, void* const* buffers, void* resource_handle, uint32_t kind) {
   const tvmd_cmsis_minmax_params_t* p = (const tvmd_cmsis_minmax_params_t*)params;
   if (p == NULL || p->kind != kind || buffers == NULL) return TVMD_ERR_INVALID_ARGUMENT;
@@ -78,14 +117,14 @@ static int32_t minmax(const void* params, void* const* buffers, void* resource_h
   minmax_m(p, a, b, out, is_max);
   return TVMD_OK;
 #endif
+#if TVMD_CMSIS_X86
+  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2) {
+    minmax_avx2(p, a, b, out, is_max);
+    return TVMD_OK;
+  }
+#endif
   const int32_t* d = p->dims;
   if (d[0] == 1 && d[1] == 1 && d[2] == 1 && p->in1_dims[3] == d[3] && p->in2_dims[3] == d[3]) {
-#if TVMD_CMSIS_X86
-    if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2) {
-      tvmd_cmsis_minmax_s8_avx2(a, b, p->size, is_max, out);
-      return TVMD_OK;
-    }
-#endif
     for (int32_t i = 0; i < p->size; ++i) {
       const int8_t x = a[i], y = b[i];
       out[i] = is_max ? (x > y ? x : y) : (x < y ? x : y);

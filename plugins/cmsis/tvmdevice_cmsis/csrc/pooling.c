@@ -18,7 +18,10 @@
  *    (SXTAB16), exact while the window has at most 256 taps (|sum| <= 128 *
  *    256 fits in int16; larger windows take the plain loop);
  *  - plain C (Cortex-M0/M3, the host): the loops below.
- * The average's rounding division stays scalar (SDIV) on every path.
+ * The average's rounding division stays scalar (SDIV) on every M-profile
+ * path.  On x86-64 the AVX2 kernels of simd_x86_pooling.c do the same walk
+ * (MAX 32 channels a block; AVERAGE 16 as int16 sums for windows of at most
+ * 256 taps, divided exactly in float32).
  */
 #include "internal.h"
 #include "pooling_m.h"
@@ -191,6 +194,11 @@ int32_t tvmd_cmsis_avg_pool_s8(const void* params, void* const* buffers, void* r
 #elif TVMD_CMSIS_DSP
   if (p->filter_h * p->filter_w <= 256) return avg_pool_m(p, input, output);
 #endif
+#if TVMD_CMSIS_X86
+  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 && (int64_t)p->filter_h * p->filter_w <= 256) {
+    return tvmd_cmsis_avg_pool_s8_avx2(p, input, output);
+  }
+#endif
   for (int32_t b = 0; b < p->batches; b++) {
     for (int32_t oy = 0; oy < p->out_h; oy++) {
       const int32_t iy0 = oy * p->stride_h - p->pad_h;
@@ -235,6 +243,9 @@ int32_t tvmd_cmsis_max_pool_s8(const void* params, void* const* buffers, void* r
   const int32_t ch = p->channels;
 #if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
   return max_pool_m(p, input, output);
+#endif
+#if TVMD_CMSIS_X86
+  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2) return tvmd_cmsis_max_pool_s8_avx2(p, input, output);
 #endif
   for (int32_t b = 0; b < p->batches; b++) {
     for (int32_t oy = 0; oy < p->out_h; oy++) {

@@ -1,7 +1,8 @@
 /*
- * x86-64 AVX2 versions of the int8 elementwise kernels: ADD and MUL (16
+ * x86-64 AVX2 versions of the int8 elementwise kernels: ADD, SUB and MUL (16
  * elements per step, the requantizations on 8 int32 lanes each) and
- * MAXIMUM/MINIMUM (32 bytes per step).  Beside the portable C of
+ * MAXIMUM/MINIMUM (32 bytes per step), over runs whose operands are
+ * contiguous or one value repeated (broadcast).  Beside the portable C of
  * elementwise.c and minmax.c, chosen at run time (tvmd_cmsis_simd_level) so
  * one build runs on any x86-64; firmware builds compile none of it.  Values
  * are identical to the portable path's; tests run both over every input pair.
@@ -70,11 +71,54 @@ AVX2_INLINE void widen16(const int8_t* x, int32_t stride, __m256i* lo, __m256i* 
   }
 }
 
+/* ADD's input scaling MBQM(a << 20, m, s) for |a| <= 255 (an int8 plus its
+ * offset), m >= 2^11 and -31 <= s <= 0 (TFLM's smaller-than-one factors),
+ * in 32-bit lanes without the 64-bit product.  With w = a * m + 2^10, the
+ * doubling high multiply is floor((a * 2^20 * m + 2^30) / 2^31) =
+ * floor(w / 2^11), and rounding that by 2^r (r = -s; halves away from zero)
+ * is floor((v + 2^(r-1) - [v < 0]) / 2^r), where v < 0 exactly when a < 0
+ * (|a * m| >= 2^11 > 2^10 for a != 0).  Splitting m = mh * 2^11 + ml
+ * (ml < 2^11) and nesting the floors:
+ *   result = (a * mh + 2^(r-1) + ((a * ml + 2^10 - [a < 0] * 2^11) >> 11)) >> r
+ * (the 2^(r-1) and [a < 0] terms only when r > 0), every term within int32
+ * (|a * mh| < 2^28, |a * ml| < 2^19). */
+typedef struct {
+  __m256i mh, ml, half, sign, c10;
+  __m128i right;
+} scale20_t;
+
+AVX2_INLINE scale20_t scale20(int32_t multiplier, int32_t shift) {
+  scale20_t f;
+  const int32_t r = -shift;
+  f.mh = _mm256_set1_epi32(multiplier >> 11);
+  f.ml = _mm256_set1_epi32(multiplier & 2047);
+  f.half = _mm256_set1_epi32(r > 0 ? (int32_t)((uint32_t)1 << (r - 1)) : 0);
+  f.sign = _mm256_set1_epi32(r > 0 ? 2048 : 0);
+  f.c10 = _mm256_set1_epi32(1024);
+  f.right = _mm_cvtsi32_si128(r);
+  return f;
+}
+
+AVX2_INLINE __m256i apply20(__m256i a, const scale20_t* f) {
+  const __m256i low = _mm256_sub_epi32(_mm256_add_epi32(_mm256_mullo_epi32(a, f->ml), f->c10),
+                                       _mm256_and_si256(_mm256_srai_epi32(a, 31), f->sign));
+  const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(a, f->mh), f->half),
+                                       _mm256_srai_epi32(low, 11));
+  return _mm256_sra_epi32(sum, f->right);
+}
+
+/* Whether scale20 computes MBQM(a << left_shift, multiplier, shift). */
+static inline int scale20_exact(int32_t left_shift, int32_t multiplier, int32_t shift) {
+  return left_shift == 20 && multiplier >= 2048 && shift <= 0 && shift >= -31;
+}
+
 typedef struct {
   quant8_t q1, q2, qo;
+  scale20_t f1, f2; /* the input scalings when fast */
   __m256i off1, off2, out_off, lo, hi;
   __m128i left_shift;
-  int is_add;
+  int op;   /* TVMD_CMSIS_EW_* */
+  int fast; /* ADD/SUB inputs scaled by scale20 */
 } elementwise8_t;
 
 AVX2_INLINE __m128i step16(const elementwise8_t* e, const int8_t* x, int32_t s1, const int8_t* y, int32_t s2) {
@@ -84,10 +128,11 @@ AVX2_INLINE __m128i step16(const elementwise8_t* e, const int8_t* x, int32_t s1,
   for (int h = 0; h < 2; h++) {
     const __m256i u = _mm256_add_epi32(a[h], e->off1), v = _mm256_add_epi32(b[h], e->off2);
     __m256i raw;
-    if (e->is_add) {
-      const __m256i su = apply(_mm256_sll_epi32(u, e->left_shift), &e->q1);
-      const __m256i sv = apply(_mm256_sll_epi32(v, e->left_shift), &e->q2);
-      raw = apply(_mm256_add_epi32(su, sv), &e->qo);
+    if (e->op != TVMD_CMSIS_EW_MUL) {
+      /* ADD and SUB: both scaled, summed or subtracted (wrapping as int32). */
+      const __m256i su = e->fast ? apply20(u, &e->f1) : apply(_mm256_sll_epi32(u, e->left_shift), &e->q1);
+      const __m256i sv = e->fast ? apply20(v, &e->f2) : apply(_mm256_sll_epi32(v, e->left_shift), &e->q2);
+      raw = apply(e->op == TVMD_CMSIS_EW_SUB ? _mm256_sub_epi32(su, sv) : _mm256_add_epi32(su, sv), &e->qo);
     } else {
       raw = apply(_mm256_mullo_epi32(u, v), &e->qo);
     }
@@ -113,14 +158,14 @@ AVX2_INLINE void row(const elementwise8_t* e, const int8_t* x, int32_t s1, const
   }
 }
 
-AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int is_add, const int8_t* in1,
+AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int op, const int8_t* in1,
                                         const int8_t* in2, int8_t* out) {
   const int32_t last = p->ndim - 1;
   const int32_t inner = p->out_shape[last];
   const int32_t s1 = p->in1_strides[last], s2 = p->in2_strides[last];
   if ((s1 != 0 && s1 != 1) || (s2 != 0 && s2 != 1)) return 0;
   elementwise8_t e;
-  e.is_add = is_add;
+  e.op = op;
   e.q1 = quant8(p->input1_multiplier, p->input1_shift);
   e.q2 = quant8(p->input2_multiplier, p->input2_shift);
   e.qo = quant8(p->output_multiplier, p->output_shift);
@@ -130,6 +175,12 @@ AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p
   e.lo = _mm256_set1_epi32(p->act_min);
   e.hi = _mm256_set1_epi32(p->act_max);
   e.left_shift = _mm_cvtsi32_si128(p->left_shift);
+  e.fast = scale20_exact(p->left_shift, p->input1_multiplier, p->input1_shift) &&
+           scale20_exact(p->left_shift, p->input2_multiplier, p->input2_shift);
+  if (e.fast) {
+    e.f1 = scale20(p->input1_multiplier, p->input1_shift);
+    e.f2 = scale20(p->input2_multiplier, p->input2_shift);
+  }
   /* The outer dimensions walked as broadcast.h's odometer does. */
   int32_t index[TVMD_CMSIS_MAX_DIMS] = {0};
   size_t o1 = 0, o2 = 0;
@@ -147,14 +198,50 @@ AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p
   return 1;
 }
 
-AVX2 void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, const int8_t* b, int32_t n, int is_max, int8_t* out) {
+AVX2_INLINE __m256i minmax32(__m256i x, __m256i y, int is_max) {
+  return is_max ? _mm256_max_epi8(x, y) : _mm256_min_epi8(x, y);
+}
+
+AVX2_INLINE __m128i minmax16(__m128i x, __m128i y, int is_max) {
+  return is_max ? _mm_max_epi8(x, y) : _mm_min_epi8(x, y);
+}
+
+/* 32 (or 16) outputs from index i; an operand of step 0 is its value
+ * repeated (ca, cb). */
+AVX2_INLINE void minmax_step32(const int8_t* a, int32_t sa, __m256i ca, const int8_t* b, int32_t sb, __m256i cb,
+                               int32_t i, int is_max, int8_t* out) {
+  const __m256i x = sa ? _mm256_loadu_si256((const __m256i*)(const void*)(a + i)) : ca;
+  const __m256i y = sb ? _mm256_loadu_si256((const __m256i*)(const void*)(b + i)) : cb;
+  _mm256_storeu_si256((__m256i*)(void*)(out + i), minmax32(x, y, is_max));
+}
+
+AVX2_INLINE void minmax_step16(const int8_t* a, int32_t sa, __m256i ca, const int8_t* b, int32_t sb, __m256i cb,
+                               int32_t i, int is_max, int8_t* out) {
+  const __m128i x = sa ? _mm_loadu_si128((const __m128i*)(const void*)(a + i)) : _mm256_castsi256_si128(ca);
+  const __m128i y = sb ? _mm_loadu_si128((const __m128i*)(const void*)(b + i)) : _mm256_castsi256_si128(cb);
+  _mm_storeu_si128((__m128i*)(void*)(out + i), minmax16(x, y, is_max));
+}
+
+/* The last partial step is a whole step ending at n, overlapping the one
+ * before: it rewrites those outputs with the same values (also when out
+ * is an input: max(max(x, y), y) = max(x, y)). */
+AVX2 void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, int32_t sa, const int8_t* b, int32_t sb, int32_t n, int is_max,
+                                    int8_t* out) {
+  if (n <= 0) return;
+  const __m256i ca = _mm256_set1_epi8(a[0]), cb = _mm256_set1_epi8(b[0]);
   int32_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m256i x = _mm256_loadu_si256((const __m256i*)(const void*)(a + i));
-    const __m256i y = _mm256_loadu_si256((const __m256i*)(const void*)(b + i));
-    _mm256_storeu_si256((__m256i*)(void*)(out + i), is_max ? _mm256_max_epi8(x, y) : _mm256_min_epi8(x, y));
+  if (n >= 32) {
+    for (; i + 32 <= n; i += 32) minmax_step32(a, sa, ca, b, sb, cb, i, is_max, out);
+    if (i < n) minmax_step32(a, sa, ca, b, sb, cb, n - 32, is_max, out);
+  } else if (n >= 16) {
+    minmax_step16(a, sa, ca, b, sb, cb, 0, is_max, out);
+    if (n > 16) minmax_step16(a, sa, ca, b, sb, cb, n - 16, is_max, out);
+  } else {
+    for (; i < n; i++) {
+      const int8_t x = a[i * sa], y = b[i * sb];
+      out[i] = is_max ? (x > y ? x : y) : (x < y ? x : y);
+    }
   }
-  for (; i < n; i++) out[i] = is_max ? (a[i] > b[i] ? a[i] : b[i]) : (a[i] < b[i] ? a[i] : b[i]);
 }
 
 #endif /* TVMD_CMSIS_X86 */

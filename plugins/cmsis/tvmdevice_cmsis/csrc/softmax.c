@@ -25,7 +25,9 @@
  * plain C run the scalar loops below, DSP taking the maximum four entries per
  * word (SSUB8 / SEL); the exponentials (gemmlowp's 32-bit fixed point, twice
  * per entry) are most of the cost and have no cheaper DSP form: the DSP
- * extension has no 32 x 32-bit SIMD multiply.
+ * extension has no 32 x 32-bit SIMD multiply.  On x86-64 the vector levels
+ * memoize the exponentials per distance below the row maximum
+ * (softmax_rows_memoized); the portable level runs the plain loops.
  */
 #include "internal.h"
 #include "mprofile.h"
@@ -172,6 +174,85 @@ static int32_t max_dsp(const int8_t* x, int32_t depth) {
 }
 #endif
 
+/* GetReciprocal(sum_of_exps, 12): 1 / sum as a Q0.31 mantissa (returned)
+ * and the exponent of the final rounding shift to out_bits. */
+static inline int32_t reciprocal(int32_t sum_of_exps, int out_bits, int* exponent) {
+  const int headroom_plus_one = count_leading_zeros((uint32_t)sum_of_exps);
+  const int num_bits_over_unit = ACCUMULATION_INTEGER_BITS - headroom_plus_one;
+  const int32_t shifted_sum_minus_one =
+      (int32_t)(((uint32_t)sum_of_exps << headroom_plus_one) - ((uint32_t)1 << 31));
+  *exponent = num_bits_over_unit + 31 - out_bits;
+  return one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
+}
+
+#if TVMD_CMSIS_X86
+/* The host's vector levels (AVX2 and up): the same gemmlowp arithmetic,
+ * memoized.  An entry's exponential depends only on its distance d below
+ * its row's maximum (0..255 for int8) and the params, so each distance any
+ * row reaches is exponentiated once per call (0 where -d < diff_min: an
+ * excluded entry adds 0 and outputs out_min, as an exponential of 0 does);
+ * a row whose distances are fewer than its entries maps them through a
+ * table of its outputs. */
+static void softmax_rows_memoized(const tvmd_cmsis_softmax_params_t* p, const int8_t* input, void* output,
+                                  int out_bits) {
+  const int32_t depth = p->depth;
+  const int32_t out_min = out_bits == 16 ? INT16_MIN : INT8_MIN;
+  const int32_t out_max = out_bits == 16 ? INT16_MAX : INT8_MAX;
+  int32_t span = 0; /* the largest distance below a row's maximum */
+  for (int32_t r = 0; r < p->rows; r++) {
+    const int8_t* x = input + (size_t)r * (size_t)depth;
+    int32_t lo = INT8_MAX, hi = INT8_MIN;
+    for (int32_t c = 0; c < depth; c++) {
+      lo = tvmd_cmsis_min(lo, x[c]);
+      hi = tvmd_cmsis_max(hi, x[c]);
+    }
+    span = tvmd_cmsis_max(span, hi - lo);
+  }
+  int32_t exps[256], terms[256], outs[256];
+  for (int32_t d = 0; d <= span; d++) {
+    exps[d] = terms[d] = 0;
+    if (-d >= p->diff_min) {
+      const int32_t scaled = srdhm((int32_t)((uint32_t)-d << p->input_left_shift), p->input_multiplier);
+      exps[d] = exp_on_negative_values(scaled);
+      terms[d] = rdpot(exps[d], ACCUMULATION_INTEGER_BITS);
+    }
+  }
+  for (int32_t r = 0; r < p->rows; r++) {
+    const int8_t* x = input + (size_t)r * (size_t)depth;
+    int32_t lo = INT8_MAX, max_in_row = INT8_MIN;
+    for (int32_t c = 0; c < depth; c++) {
+      lo = tvmd_cmsis_min(lo, x[c]);
+      max_in_row = tvmd_cmsis_max(max_in_row, x[c]);
+    }
+    int32_t sum_of_exps = 0; /* Q12.19, wrapping */
+    for (int32_t c = 0; c < depth; c++) sum_of_exps = wadd(sum_of_exps, terms[max_in_row - x[c]]);
+    int exponent;
+    const int32_t shifted_scale = reciprocal(sum_of_exps, out_bits, &exponent);
+    const int32_t row_span = max_in_row - lo;
+    const int tabled = row_span < depth;
+    for (int32_t d = 0; tabled && d <= row_span; d++) {
+      const int32_t unsat = rdpot(srdhm(shifted_scale, exps[d]), exponent);
+      outs[d] = tvmd_cmsis_min(tvmd_cmsis_max(unsat + out_min, out_min), out_max);
+    }
+    for (int32_t c = 0; c < depth; c++) {
+      const int32_t d = max_in_row - x[c];
+      int32_t v;
+      if (tabled) {
+        v = outs[d];
+      } else {
+        const int32_t unsat = rdpot(srdhm(shifted_scale, exps[d]), exponent);
+        v = tvmd_cmsis_min(tvmd_cmsis_max(unsat + out_min, out_min), out_max);
+      }
+      if (out_bits == 16) {
+        ((int16_t*)output)[(size_t)r * (size_t)depth + (size_t)c] = (int16_t)v;
+      } else {
+        ((int8_t*)output)[(size_t)r * (size_t)depth + (size_t)c] = (int8_t)v;
+      }
+    }
+  }
+}
+#endif
+
 size_t tvmd_cmsis_softmax_s8_get_buffer_size(const tvmd_cmsis_softmax_params_t* p) {
   (void)p;
   return 0;
@@ -181,6 +262,12 @@ size_t tvmd_cmsis_softmax_s8_get_buffer_size(const tvmd_cmsis_softmax_params_t* 
  * the result shifted down to out_bits and offset by the type's minimum. */
 void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int8_t* input, void* output,
                                  int out_bits) {
+#if TVMD_CMSIS_X86
+  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2) {
+    softmax_rows_memoized(p, input, output, out_bits);
+    return;
+  }
+#endif
   const int32_t depth = p->depth;
   const int32_t out_min = out_bits == 16 ? INT16_MIN : INT8_MIN;
   const int32_t out_max = out_bits == 16 ? INT16_MAX : INT8_MAX;
@@ -218,14 +305,8 @@ void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int
       }
     }
 #endif
-    /* GetReciprocal(sum_of_exps, 12): 1 / sum as a Q0.31 mantissa and a
-     * power-of-two exponent. */
-    const int headroom_plus_one = count_leading_zeros((uint32_t)sum_of_exps);
-    const int num_bits_over_unit = ACCUMULATION_INTEGER_BITS - headroom_plus_one;
-    const int32_t shifted_sum_minus_one =
-        (int32_t)(((uint32_t)sum_of_exps << headroom_plus_one) - ((uint32_t)1 << 31));
-    const int32_t shifted_scale = one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
-    const int exponent = num_bits_over_unit + 31 - out_bits;
+    int exponent;
+    const int32_t shifted_scale = reciprocal(sum_of_exps, out_bits, &exponent);
 #if TVMD_CMSIS_MVE
     for (int32_t c = 0; c < depth; c += 4) {
       const mve_pred16_t t = vctp32q((uint32_t)(depth - c));

@@ -1,4 +1,4 @@
-"""ADD and MUL with broadcasting: the shape of cmsis-nn's loop.
+"""ADD, SUB and MUL with broadcasting: the shape of cmsis-nn's loop.
 
 Offsets, multipliers, shifts, the activation range and the broadcast strides
 are the core's :class:`tvmdevice.ops.elementwise.ElementwiseData` (TFLM's
