@@ -56,9 +56,9 @@ void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k
                              int32_t ldw, int32_t n, const int32_t* bias, const int32_t* multiplier,
                              const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo);
 /* tvmd_cmsis_gemv_s8 on AVX2: the sums requantized in registers. */
-void tvmd_cmsis_gemv_s8_avx2(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
-                             const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
-                             int8_t* out);
+void tvmd_cmsis_gemv_s8_avx2(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* offset_sums,
+                             const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                             const tvmd_cmsis_quant_t* q, int8_t* out);
 /* int8 ADD (is_add) or MUL over p's broadcast walk when its innermost
  * strides are 0 or 1 (returns 1), else nothing (returns 0). */
 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int is_add, const int8_t* in1,
@@ -162,14 +162,14 @@ void tvmd_cmsis_gemm_s8(const int16_t* a, int32_t lda, int32_t m, int32_t k_pair
                         int32_t n, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
                         const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo, int32_t* acc);
 
-/* tvmd_cmsis_gemm_s8 for one row with int8 weights, one row per output
- * column: out[j], j < n, is sum_{k < depth} a[k] * w[j * depth + k] plus
- * bias[j], requantized.  depth is a multiple of 16, a and w zero padded to
- * it, w to n rounded up to TVMD_CMSIS_GEMM_COLS rows; acc holds n int32 for
- * the paths that store the sums first. */
-void tvmd_cmsis_gemv_s8(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
-                        const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out,
-                        int32_t* acc);
+/* One row (batch 1) with int8 weights in panels (gemv.c): out[j], j < n,
+ * is sum_{k < depth} x[k] * W[j][k] + offset_sums[j] plus bias[j] (bias may
+ * be NULL), requantized.  w holds W, every entry in [-127, 127], as
+ * ops/_common.py's panels_s8 packs it; x holds exactly depth values; acc
+ * holds n int32 for the paths that store the sums first. */
+void tvmd_cmsis_gemv_s8(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* offset_sums,
+                        const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                        const tvmd_cmsis_quant_t* q, int8_t* out, int32_t* acc);
 
 /* SOFTMAX rows, int8 input, gemmlowp's fixed-point path (softmax.c): int8
  * output (out_bits 8, offset -128) or int16 output (16, offset -32768). */

@@ -328,35 +328,102 @@ AVX2 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int3
   }
 }
 
-/* The sums of 8 columns' rows (w: the first, depth bytes apart): one
- * accumulator per column, 16 products a step (the weights widened, one
- * vpmaddwd), added horizontally at the end into one vector, column order. */
-AVX2_INLINE __m256i dot8_s8(const int16_t* a, int32_t depth, const int8_t* w) {
-  __m256i c[8];
-  for (int k = 0; k < 8; k++) c[k] = _mm256_setzero_si256();
-  for (int32_t i = 0; i < depth; i += 16) {
-    const __m256i x = _mm256_loadu_si256((const __m256i*)(const void*)(a + i));
-    for (int k = 0; k < 8; k++) {
-      const __m128i bytes = _mm_loadu_si128((const __m128i*)(const void*)(w + (size_t)k * (size_t)depth + i));
-      c[k] = _mm256_add_epi32(c[k], _mm256_madd_epi16(x, _mm256_cvtepi8_epi16(bytes)));
-    }
+/* The batch-1 GEMV (gemv.c) on panels of up to 8 blocks of 8 columns: a
+ * step broadcasts 4 input values x to every int32 lane and, per block, reads
+ * the next 4 weights w of its 8 columns (32 bytes).  vpmaddubsw multiplies
+ * unsigned by signed bytes, so it gets |x| and w with x's sign (vpsignb):
+ * |x| * (sign(x) * w) = x * w, exact because no weight is -128 (the packing
+ * checks), and each pair sum, at most 2 * 128 * 127 in magnitude, fits
+ * int16 without saturating; vpmaddwd by 1 adds the pairs into the column's
+ * int32 lane.  32 multiply-adds per 4 instructions on the raw int8 bytes.
+ * The layout constants are the packing's (kernel_table.py). */
+typedef char tvmd_cmsis_gemv_layout_check[(TVMD_CMSIS_GEMV_COLS == 8 && TVMD_CMSIS_GEMV_DEPTH == 4 &&
+                                           TVMD_CMSIS_GEMV_PANEL == 64) ? 1 : -1];
+
+#define GEMV_BLOCK(c, b)                                                                                  \
+  if (blocks > (b)) {                                                                                     \
+    const __m256i wb = _mm256_loadu_si256((const __m256i*)(const void*)(wq + 32 * (b)));                  \
+    (c) = _mm256_add_epi32((c), _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(wb, xb)), ones)); \
   }
-  /* Pairwise sums: u0 holds columns 0..3 of each 128-bit half, u1 4..7. */
-  const __m256i u0 = _mm256_hadd_epi32(_mm256_hadd_epi32(c[0], c[1]), _mm256_hadd_epi32(c[2], c[3]));
-  const __m256i u1 = _mm256_hadd_epi32(_mm256_hadd_epi32(c[4], c[5]), _mm256_hadd_epi32(c[6], c[7]));
-  return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
+#define GEMV_STEP(quad)                                                                                   \
+  do {                                                                                                    \
+    const __m256i xb = _mm256_set1_epi32(quad), ax = _mm256_abs_epi8(xb);                                 \
+    GEMV_BLOCK(c0, 0) GEMV_BLOCK(c1, 1) GEMV_BLOCK(c2, 2) GEMV_BLOCK(c3, 3)                               \
+    GEMV_BLOCK(c4, 4) GEMV_BLOCK(c5, 5) GEMV_BLOCK(c6, 6) GEMV_BLOCK(c7, 7)                               \
+  } while (0)
+
+/* 8 column sums to int8: offset_sums, bias, requantization, clamp; the
+ * first live columns written.  A partial block requantizes through
+ * zero-filled copies of its parameters: no read past live. */
+AVX2_INLINE void store8_s8(__m256i c, const int32_t* offset_sums, const int32_t* bias, const int32_t* multiplier,
+                           const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, size_t live) {
+  if (live >= 8) {
+    c = _mm256_add_epi32(c, _mm256_loadu_si256((const __m256i*)(const void*)offset_sums));
+    const __m256i y = finish8(c, bias, multiplier, shift, q);
+    _mm_storel_epi64((__m128i*)(void*)out, narrow16(y, y));
+    return;
+  }
+  int32_t t_sums[8] = {0}, t_bias[8] = {0}, t_mult[8] = {0}, t_shift[8] = {0};
+  int8_t t_out[16];
+  memcpy(t_sums, offset_sums, live * sizeof(int32_t));
+  if (bias != NULL) memcpy(t_bias, bias, live * sizeof(int32_t));
+  memcpy(t_mult, multiplier, live * sizeof(int32_t));
+  memcpy(t_shift, shift, live * sizeof(int32_t));
+  c = _mm256_add_epi32(c, _mm256_loadu_si256((const __m256i*)(void*)t_sums));
+  const __m256i y = finish8(c, t_bias, t_mult, t_shift, q);
+  _mm_storeu_si128((__m128i*)(void*)t_out, narrow16(y, y));
+  memcpy(out, t_out, live);
 }
 
-AVX2 void tvmd_cmsis_gemv_s8_avx2(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
-                                  const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
-                                  int8_t* out) {
-  for (int32_t j = 0; j < n; j += 16) {
-    const int8_t* wj = w + (size_t)j * (size_t)depth;
-    const __m256i c0 = dot8_s8(a, depth, wj);
-    /* A last block of at most 8 live columns skips the padding rows. */
-    const __m256i c1 = n - j > 8 ? dot8_s8(a, depth, wj + 8 * (size_t)depth) : _mm256_setzero_si256();
-    store16_s8(c0, c1, bias ? bias + j : NULL, multiplier + j, shift + j, q, out + j,
-               (size_t)tvmd_cmsis_min(16, n - j));
+/* One panel of `blocks` 8-column blocks (a constant at each call site: the
+ * accumulators stay named registers), columns [0, live) written. */
+AVX2_INLINE void gemv_panel(const int8_t* x, int32_t depth, const int8_t* w, int blocks, const int32_t* offset_sums,
+                            const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                            const tvmd_cmsis_quant_t* q, int8_t* out, size_t live) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+  const size_t step = 32 * (size_t)blocks; /* weight bytes per quad */
+  const int32_t full = depth / 4;
+  const int8_t* wq = w;
+  for (int32_t kq = 0; kq < full; kq++, wq += step) {
+    int32_t quad;
+    memcpy(&quad, x + 4 * (size_t)kq, sizeof(quad));
+    GEMV_STEP(quad);
+  }
+  if (depth % 4) { /* the last 1..3 values; their partners' weights are 0 */
+    int8_t tail[4] = {0, 0, 0, 0};
+    memcpy(tail, x + 4 * (size_t)full, (size_t)(depth % 4));
+    int32_t quad;
+    memcpy(&quad, tail, sizeof(quad));
+    GEMV_STEP(quad);
+  }
+  const __m256i c[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
+  for (int b = 0; b < blocks && 8 * (size_t)b < live; b++) {
+    const size_t j = 8 * (size_t)b;
+    store8_s8(c[b], offset_sums + j, bias ? bias + j : NULL, multiplier + j, shift + j, q, out + j, live - j);
+  }
+}
+
+AVX2 void tvmd_cmsis_gemv_s8_avx2(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* offset_sums,
+                                  const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                                  const tvmd_cmsis_quant_t* q, int8_t* out) {
+  const int32_t quads = (depth + 3) / 4, cols = (n + 7) / 8 * 8;
+  for (int32_t j0 = 0; j0 < cols; j0 += 64) {
+    const int8_t* panel = w + (size_t)j0 * (size_t)quads * 4;
+    const int32_t* b = bias ? bias + j0 : NULL;
+    const size_t live = (size_t)tvmd_cmsis_min(64, n - j0);
+    int8_t* o = out + j0;
+    const int32_t *s = offset_sums + j0, *m = multiplier + j0, *sh = shift + j0;
+    switch (tvmd_cmsis_min(64, cols - j0) / 8) {
+      case 8: gemv_panel(x, depth, panel, 8, s, b, m, sh, q, o, live); break;
+      case 7: gemv_panel(x, depth, panel, 7, s, b, m, sh, q, o, live); break;
+      case 6: gemv_panel(x, depth, panel, 6, s, b, m, sh, q, o, live); break;
+      case 5: gemv_panel(x, depth, panel, 5, s, b, m, sh, q, o, live); break;
+      case 4: gemv_panel(x, depth, panel, 4, s, b, m, sh, q, o, live); break;
+      case 3: gemv_panel(x, depth, panel, 3, s, b, m, sh, q, o, live); break;
+      case 2: gemv_panel(x, depth, panel, 2, s, b, m, sh, q, o, live); break;
+      default: gemv_panel(x, depth, panel, 1, s, b, m, sh, q, o, live); break;
+    }
   }
 }
 

@@ -18,18 +18,16 @@ from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.errors import Refusal
 from tvmdevice.ops import OPERATORS
 
-from ..kernel_table import GEMM_COLS, NB
+from ..kernel_table import GEMM_COLS, GEMV_COLS, GEMV_DEPTH, GEMV_PANEL, NB
 
 __all__ = [
     "BufferSpec", "KernelPlan", "MAX_ABS_INPUT", "call_buffers", "check_extent", "constant", "check_accumulator",
-    "padded", "pair_interleaved", "rows_s8", "GEMV_DEPTH", "channel_quant",
+    "padded", "pair_interleaved", "panels_s8", "channel_quant",
 ]
 
 INT32_MAX = 2**31 - 1
 #: |int8 value - int8 zero point| <= 255: the largest input operand of a dot product.
 MAX_ABS_INPUT = 255
-#: The batch-1 GEMM's int8 weight rows are padded to a multiple of this: one AVX2 vector of int16.
-GEMV_DEPTH = 16
 
 
 @dataclass(frozen=True)
@@ -136,16 +134,24 @@ def pair_interleaved(rows: np.ndarray) -> np.ndarray:
     return out.reshape(out.shape[0], 2 * ldw)
 
 
-def rows_s8(rows: np.ndarray) -> np.ndarray:
-    """``[n, k]`` weights that fit int8 in the batch-1 GEMM's layout: int8 ``[ldw, padded(k, 16)]``, zero padded.
+def panels_s8(rows: np.ndarray) -> np.ndarray:
+    """``[n, k]`` weights that fit int8 in the batch-1 GEMM's layout: int8 panels, flat, zero padded.
 
-    One output column's weights per row: a dot product reads them front to
-    back, 16 at a time, with no tail (half the bytes of the int16 layout).
+    Columns padded to ``GEMV_COLS``, depth to ``GEMV_DEPTH`` (``kq`` quads).
+    Panel ``p`` holds columns ``[GEMV_PANEL * p, GEMV_PANEL * (p + 1))`` (the
+    last one fewer) from offset ``GEMV_PANEL * p * kq * GEMV_DEPTH`` as
+    ``[kq][columns][GEMV_DEPTH]``: one step of the dot products reads the next
+    ``GEMV_DEPTH`` weights of every column of the panel, contiguous, and
+    multiplies them with ``GEMV_DEPTH`` input values broadcast, so each int32
+    lane accumulates one column (no horizontal sums).
     """
     n, k = rows.shape
-    out = np.zeros((padded(n, GEMM_COLS), padded(k, GEMV_DEPTH)), dtype=np.int8)
-    out[:n, :k] = rows
-    return out
+    cols, depth = padded(n, GEMV_COLS), padded(k, GEMV_DEPTH)
+    full = np.zeros((cols, depth), dtype=np.int8)
+    full[:n, :k] = rows
+    panels = [full[j:j + GEMV_PANEL].reshape(-1, depth // GEMV_DEPTH, GEMV_DEPTH).transpose(1, 0, 2).reshape(-1)
+              for j in range(0, cols, GEMV_PANEL)]
+    return np.concatenate(panels) if panels else full.reshape(-1)
 
 
 def channel_quant(multiplier: np.ndarray, shift: np.ndarray) -> dict[str, Any]:
