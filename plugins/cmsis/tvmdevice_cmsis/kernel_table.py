@@ -154,8 +154,9 @@ FULLY_CONNECTED_PARAMS = Layout("tvmd_cmsis_fully_connected_params_t", (
     Field("weights_s8", "const int8_t*", doc="batch 1 with every weight + weights offset in [-127, 127]: int8 "
           "panels of TVMD_CMSIS_GEMV_PANEL columns (the last one narrower), each [depth_s8 / 4][columns][4], "
           "columns padded to TVMD_CMSIS_GEMV_COLS, zero padded; else NULL"),
-    Field("offset_sums", "const int32_t*", doc="with weights_s8, [out_ch]: input_offset times the column's "
-          "weight sum, the input offset's share of every sum (the kernel multiplies the raw input); else NULL"),
+    Field("offset_sums", "const int32_t*", doc="with weights_s8, [out_ch rounded up to TVMD_CMSIS_GEMV_COLS]: "
+          "input_offset times the column's weight sum, the input offset's share of every sum (the kernel "
+          "multiplies the raw input), zero padded; else NULL"),
     *_CHANNEL_QUANT,
 ), doc="FULLY_CONNECTED, [batches, accum_depth] x [out_ch, accum_depth]^T.")
 

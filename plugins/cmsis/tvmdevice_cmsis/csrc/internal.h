@@ -165,7 +165,8 @@ void tvmd_cmsis_gemm_s8(const int16_t* a, int32_t lda, int32_t m, int32_t k_pair
 /* One row (batch 1) with int8 weights in panels (gemv.c): out[j], j < n,
  * is sum_{k < depth} x[k] * W[j][k] + offset_sums[j] plus bias[j] (bias may
  * be NULL), requantized.  w holds W, every entry in [-127, 127], as
- * ops/_common.py's panels_s8 packs it; x holds exactly depth values; acc
+ * ops/_common.py's panels_s8 packs it; offset_sums is zero padded to n
+ * rounded up to TVMD_CMSIS_GEMV_COLS; x holds exactly depth values; acc
  * holds n int32 for the paths that store the sums first. */
 void tvmd_cmsis_gemv_s8(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* offset_sums,
                         const int32_t* bias, const int32_t* multiplier, const int32_t* shift,

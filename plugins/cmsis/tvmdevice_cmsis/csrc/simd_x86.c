@@ -352,34 +352,11 @@ typedef char tvmd_cmsis_gemv_layout_check[(TVMD_CMSIS_GEMV_COLS == 8 && TVMD_CMS
     GEMV_BLOCK(c4, 4) GEMV_BLOCK(c5, 5) GEMV_BLOCK(c6, 6) GEMV_BLOCK(c7, 7)                               \
   } while (0)
 
-/* 8 column sums to int8: offset_sums, bias, requantization, clamp; the
- * first live columns written.  A partial block requantizes through
- * zero-filled copies of its parameters: no read past live. */
-AVX2_INLINE void store8_s8(__m256i c, const int32_t* offset_sums, const int32_t* bias, const int32_t* multiplier,
-                           const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, size_t live) {
-  if (live >= 8) {
-    c = _mm256_add_epi32(c, _mm256_loadu_si256((const __m256i*)(const void*)offset_sums));
-    const __m256i y = finish8(c, bias, multiplier, shift, q);
-    _mm_storel_epi64((__m128i*)(void*)out, narrow16(y, y));
-    return;
-  }
-  int32_t t_sums[8] = {0}, t_bias[8] = {0}, t_mult[8] = {0}, t_shift[8] = {0};
-  int8_t t_out[16];
-  memcpy(t_sums, offset_sums, live * sizeof(int32_t));
-  if (bias != NULL) memcpy(t_bias, bias, live * sizeof(int32_t));
-  memcpy(t_mult, multiplier, live * sizeof(int32_t));
-  memcpy(t_shift, shift, live * sizeof(int32_t));
-  c = _mm256_add_epi32(c, _mm256_loadu_si256((const __m256i*)(void*)t_sums));
-  const __m256i y = finish8(c, t_bias, t_mult, t_shift, q);
-  _mm_storeu_si128((__m128i*)(void*)t_out, narrow16(y, y));
-  memcpy(out, t_out, live);
-}
-
-/* One panel of `blocks` 8-column blocks (a constant at each call site: the
- * accumulators stay named registers), columns [0, live) written. */
+/* The sums of one panel of `blocks` 8-column blocks (a constant in each
+ * instance below: the accumulators stay named registers), offset_sums
+ * (padded to the blocks) added, stored to sums[0, 8 * blocks). */
 AVX2_INLINE void gemv_panel(const int8_t* x, int32_t depth, const int8_t* w, int blocks, const int32_t* offset_sums,
-                            const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
-                            const tvmd_cmsis_quant_t* q, int8_t* out, size_t live) {
+                            int32_t* sums) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
   const size_t step = 32 * (size_t)blocks; /* weight bytes per quad */
@@ -397,33 +374,48 @@ AVX2_INLINE void gemv_panel(const int8_t* x, int32_t depth, const int8_t* w, int
     memcpy(&quad, tail, sizeof(quad));
     GEMV_STEP(quad);
   }
-  const __m256i c[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
-  for (int b = 0; b < blocks && 8 * (size_t)b < live; b++) {
-    const size_t j = 8 * (size_t)b;
-    store8_s8(c[b], offset_sums + j, bias ? bias + j : NULL, multiplier + j, shift + j, q, out + j, live - j);
+#define GEMV_SUMS(c, b)                                                                                   \
+  if (blocks > (b)) {                                                                                     \
+    const __m256i s = _mm256_loadu_si256((const __m256i*)(const void*)(offset_sums + 8 * (b)));           \
+    _mm256_storeu_si256((__m256i*)(void*)(sums + 8 * (b)), _mm256_add_epi32((c), s));                     \
   }
+  GEMV_SUMS(c0, 0) GEMV_SUMS(c1, 1) GEMV_SUMS(c2, 2) GEMV_SUMS(c3, 3)
+  GEMV_SUMS(c4, 4) GEMV_SUMS(c5, 5) GEMV_SUMS(c6, 6) GEMV_SUMS(c7, 7)
+#undef GEMV_SUMS
 }
+
+/* One function per panel width, each compiled alone: inlined beside the
+ * requantization, the register allocator spilled accumulators to the stack
+ * inside the loop. */
+typedef void (*gemv_panel_fn)(const int8_t* x, int32_t depth, const int8_t* w, const int32_t* offset_sums,
+                              int32_t* sums);
+#define GEMV_PANEL_FN(n)                                                                                  \
+  static __attribute__((noinline, target("avx2"))) void gemv_panel##n(                                    \
+      const int8_t* x, int32_t depth, const int8_t* w, const int32_t* offset_sums, int32_t* sums) {       \
+    gemv_panel(x, depth, w, n, offset_sums, sums);                                                        \
+  }
+GEMV_PANEL_FN(1)
+GEMV_PANEL_FN(2)
+GEMV_PANEL_FN(3)
+GEMV_PANEL_FN(4)
+GEMV_PANEL_FN(5)
+GEMV_PANEL_FN(6)
+GEMV_PANEL_FN(7)
+GEMV_PANEL_FN(8)
+#undef GEMV_PANEL_FN
 
 AVX2 void tvmd_cmsis_gemv_s8_avx2(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* offset_sums,
                                   const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
                                   const tvmd_cmsis_quant_t* q, int8_t* out) {
+  static const gemv_panel_fn panel_fns[8] = {gemv_panel1, gemv_panel2, gemv_panel3, gemv_panel4,
+                                             gemv_panel5, gemv_panel6, gemv_panel7, gemv_panel8};
   const int32_t quads = (depth + 3) / 4, cols = (n + 7) / 8 * 8;
+  int32_t sums[64];
   for (int32_t j0 = 0; j0 < cols; j0 += 64) {
-    const int8_t* panel = w + (size_t)j0 * (size_t)quads * 4;
-    const int32_t* b = bias ? bias + j0 : NULL;
-    const size_t live = (size_t)tvmd_cmsis_min(64, n - j0);
-    int8_t* o = out + j0;
-    const int32_t *s = offset_sums + j0, *m = multiplier + j0, *sh = shift + j0;
-    switch (tvmd_cmsis_min(64, cols - j0) / 8) {
-      case 8: gemv_panel(x, depth, panel, 8, s, b, m, sh, q, o, live); break;
-      case 7: gemv_panel(x, depth, panel, 7, s, b, m, sh, q, o, live); break;
-      case 6: gemv_panel(x, depth, panel, 6, s, b, m, sh, q, o, live); break;
-      case 5: gemv_panel(x, depth, panel, 5, s, b, m, sh, q, o, live); break;
-      case 4: gemv_panel(x, depth, panel, 4, s, b, m, sh, q, o, live); break;
-      case 3: gemv_panel(x, depth, panel, 3, s, b, m, sh, q, o, live); break;
-      case 2: gemv_panel(x, depth, panel, 2, s, b, m, sh, q, o, live); break;
-      default: gemv_panel(x, depth, panel, 1, s, b, m, sh, q, o, live); break;
-    }
+    panel_fns[tvmd_cmsis_min(64, cols - j0) / 8 - 1](x, depth, w + (size_t)j0 * (size_t)quads * 4, offset_sums + j0,
+                                                      sums);
+    tvmd_cmsis_requantize_avx2(sums, bias ? bias + j0 : NULL, multiplier + j0, shift + j0,
+                               tvmd_cmsis_min(64, n - j0), q, out + j0);
   }
 }
 

@@ -26,7 +26,7 @@ import numpy as np
 from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.ops import FullyConnectedData
 
-from ..kernel_table import GEMM_COLS, GEMV_DEPTH
+from ..kernel_table import GEMM_COLS, GEMV_COLS, GEMV_DEPTH
 from . import _common as c
 
 __all__ = ["prepare", "prepare_m"]
@@ -38,9 +38,10 @@ def prepare(graph: Graph, op: Operator, data: FullyConnectedData) -> c.KernelPla
     c.check_accumulator(np.abs(weights.astype(np.int64)).sum(axis=1))
     if data.batches == 1 and weights.size and -127 <= weights.min() and weights.max() <= 127:
         # Exact in int32: |input_offset| <= 128, and 255 * sum(|w|) fits (checked above).
-        offset_sums = np.int64(data.input_offset) * weights.astype(np.int64).sum(axis=1)
+        offset_sums = np.zeros(c.padded(data.out_ch, GEMV_COLS), dtype=np.int32)
+        offset_sums[:data.out_ch] = np.int64(data.input_offset) * weights.astype(np.int64).sum(axis=1)
         packed = {"weights": None, "weights_s8": c.panels_s8(weights),
-                  "depth_s8": c.padded(data.accum_depth, GEMV_DEPTH), "offset_sums": offset_sums.astype(np.int32)}
+                  "depth_s8": c.padded(data.accum_depth, GEMV_DEPTH), "offset_sums": offset_sums}
     else:
         packed = {"weights": c.pair_interleaved(weights), "weights_s8": None, "depth_s8": 0, "offset_sums": None}
     return c.KernelPlan({"k_pairs": (data.accum_depth + 1) // 2, "ldw": c.padded(data.out_ch, GEMM_COLS),
