@@ -15,7 +15,17 @@ from __future__ import annotations
 from tvmdevice.headers import structs_header
 
 from .device import API_VERSION
-from .kernel_table import ALL_KERNELS, GEMM_COLS, GEMV_COLS, GEMV_DEPTH, GEMV_PANEL, KERNELS, MAX_DIMS, NB, PARAMS_LAYOUTS
+from .kernel_table import (
+    ALL_KERNELS,
+    GEMM_COLS,
+    GEMV_COLS,
+    GEMV_DEPTH,
+    GEMV_PANEL,
+    KERNELS,
+    MAX_DIMS,
+    NB,
+    PARAMS_LAYOUTS,
+)
 
 __all__ = ["HEADERS", "params_header", "kernels_header"]
 
@@ -64,7 +74,7 @@ extern "C" {{
 #define TVMD_CMSIS_NB {NB}
 /* GEMM output columns are padded to a multiple of this. */
 #define TVMD_CMSIS_GEMM_COLS {GEMM_COLS}
-/* Batch-1 FULLY_CONNECTED int8 weight panels: columns padded to a multiple of
+/* The one-row GEMV's int8 weight panels: columns padded to a multiple of
  * TVMD_CMSIS_GEMV_COLS, TVMD_CMSIS_GEMV_DEPTH depth values of a column side by
  * side, at most TVMD_CMSIS_GEMV_PANEL columns a panel. */
 #define TVMD_CMSIS_GEMV_COLS {GEMV_COLS}

@@ -54,8 +54,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .ops._common import KernelPlan
 
 __all__ = ["Kernel", "KERNELS", "M_PROFILE_KERNELS", "ALL_KERNELS", "KERNEL_BY_OP", "KERNEL_BY_KIND",
-           "PARAMS_LAYOUTS", "QUANT", "NB", "GEMM_COLS", "GEMV_COLS", "GEMV_DEPTH", "GEMV_PANEL", "MAX_DIMS", "PAD_DIMS", "HOST_PACKING", "M_PROFILE_PACKING",
-           "PACKINGS", "M_PROFILE_CPUS", "MCPU_CHOICES", "packing_for", "kernel_for"]
+           "PARAMS_LAYOUTS", "QUANT", "NB", "GEMM_COLS", "GEMV_COLS", "GEMV_DEPTH", "GEMV_PANEL", "MAX_DIMS",
+           "PAD_DIMS", "HOST_PACKING", "M_PROFILE_PACKING", "PACKINGS", "M_PROFILE_CPUS", "MCPU_CHOICES", "packing_for",
+           "kernel_for"]
 
 # ------------------------------------------------- constants C shares
 #: Output-channel block of the depthwise loops; depthwise taps are padded to it (``TVMD_CMSIS_NB``).
