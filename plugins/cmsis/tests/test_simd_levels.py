@@ -4,7 +4,7 @@ The property tests (test_bit_exact_ops.py) already run every level this CPU
 has on small shapes; here each level is a test parameter (skipped, saying
 why, when the CPU lacks it) over the shapes that reach its vector loops:
 full 16-channel depthwise blocks with channel tails, wide and narrow GEMM
-tiles, batch-1 FULLY_CONNECTED on int8 weight rows, requantization tails,
+tiles, batch-1 FULLY_CONNECTED on int8 weight panels (and its fallback), requantization tails,
 and every int8 input pair of ADD, SUB, MUL, MAXIMUM and MINIMUM, with broadcast rows;
 pooling channel blocks and softmax rows.  The VNNI levels (the int8 GEMM of
 CONV_2D and FULLY_CONNECTED batch > 1) get reductions not a multiple of 4,
@@ -16,9 +16,11 @@ libsimde-dev) runs every level on any x86-64 CPU.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
-from tvmdevice.aot.builder import single_op_model
+from tvmdevice.aot.builder import ModelBuilder, single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.testing.oracle import tflm_run
 
@@ -82,12 +84,13 @@ def test_fully_connected_gemm_rows(level, batches, units):
     assert_bit_exact(model, levels=[level])
 
 
-@pytest.mark.parametrize("depth, units", [(1, 3), (27, 10), (33, 16), (640, 37), (128, 130)])
+@pytest.mark.parametrize("depth, units", [(1, 3), (31, 64), (32, 8), (33, 65), (27, 10), (640, 37), (128, 130)])
 @pytest.mark.parametrize("per_channel", [False, True], ids=["per-tensor", "per-channel"])
 @pytest.mark.parametrize("input_zero_point", [-128, 127])
-def test_fully_connected_batch1_int8_rows(level, depth, units, per_channel, input_zero_point):
-    """Batch 1 reads int8 weight rows: depths below, at and past the 16-value step (zero padded), column
-    counts below, at and past the 16-column block, inputs offset by the extreme zero points."""
+def test_fully_connected_batch1_int8_panels(level, depth, units, per_channel, input_zero_point):
+    """Batch 1 reads int8 weight panels on the raw input: depths below, at and past the 4-value step (the
+    tail read through a copy), column counts below, at and past the 8-column block and the 64-column panel,
+    inputs offset by the extreme zero points (the offset's share precomputed per column)."""
     model = single_op_model("FULLY_CONNECTED", input_shape=(1, depth), units=units, per_channel=per_channel,
                             input_zero_point=input_zero_point, out_zero_point=-128 if per_channel else 127,
                             seed=depth + units)
@@ -164,6 +167,49 @@ def test_a_vnni_level_without_packed_operands_runs_the_int16_gemm(level, monkeyp
     assert_bit_exact(conv, levels=[level])
     dense = single_op_model("FULLY_CONNECTED", input_shape=(6, 21), units=18, input_zero_point=127, seed=3)
     assert_bit_exact(dense, levels=[level])
+
+
+def fully_connected_with_weights(depth: int, units: int, zero_point: int, set_weights: Any = None) -> bytes:
+    """A batch-1 per-tensor FULLY_CONNECTED whose weights have ``zero_point`` and, optionally, values
+    changed by ``set_weights`` (an int8 ``[units, depth]`` array edited in place)."""
+    b = ModelBuilder(seed=depth + units)
+    x = b.input((1, depth), scale=0.03, zero_point=-128)
+    b.output(b.fully_connected(x, units))
+    weights = b.spec.tensors[b.spec.operators[0].inputs[1]]
+    weights.zero_points = [zero_point]
+    if set_weights is not None:
+        values = np.frombuffer(b.spec.buffers[weights.buffer], dtype=np.int8).reshape(units, depth).copy()
+        set_weights(values)
+        b.spec.buffers[weights.buffer] = values.tobytes()
+    return b.build()
+
+
+def test_fully_connected_batch1_weight_minus_128_takes_the_gemm(level):
+    """vpmaddubsw's sign trick is exact only for weights in [-127, 127]: one -128 sends the operator to
+    the GEMM's int16 layout, still bit-exact."""
+    def minus_128(values: np.ndarray) -> None:
+        values[:, 5] = -128  # in every column
+
+    model = fully_connected_with_weights(40, 20, 0, minus_128)
+    graph = load_tflite(model)
+    assert kernels.prepare(graph, graph.operators[0]).params.values["weights_s8"] is None
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("zero_point, panels", [(-3, True), (1, True), (-128, False), (100, False)])
+def test_fully_connected_batch1_weights_offset(level, zero_point, panels):
+    """Per-tensor weights with a zero point: the offset is added into the panels when every weight minus
+    the zero point is in [-127, 127] (clipped so, with both ends present), else the weights take the GEMM."""
+    def extremes(values: np.ndarray) -> None:
+        if panels:
+            lo, hi = max(-128, zero_point - 127), min(127, zero_point + 127)
+            np.clip(values, lo, hi, out=values)
+            values[0, :2] = (lo, hi)
+
+    model = fully_connected_with_weights(70, 19, zero_point, extremes)
+    graph = load_tflite(model)
+    assert (kernels.prepare(graph, graph.operators[0]).params.values["weights_s8"] is not None) == panels
+    assert_bit_exact(model, levels=[level])
 
 
 #: Every int8 pair once: input 1 runs slowly, input 2 fast (65,536 elements).

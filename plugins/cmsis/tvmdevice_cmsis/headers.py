@@ -15,7 +15,17 @@ from __future__ import annotations
 from tvmdevice.headers import structs_header
 
 from .device import API_VERSION
-from .kernel_table import ALL_KERNELS, GEMM_COLS, KERNELS, MAX_DIMS, NB, PARAMS_LAYOUTS
+from .kernel_table import (
+    ALL_KERNELS,
+    GEMM_COLS,
+    GEMV_COLS,
+    GEMV_DEPTH,
+    GEMV_PANEL,
+    KERNELS,
+    MAX_DIMS,
+    NB,
+    PARAMS_LAYOUTS,
+)
 
 __all__ = ["HEADERS", "params_header", "kernels_header"]
 
@@ -64,6 +74,12 @@ extern "C" {{
 #define TVMD_CMSIS_NB {NB}
 /* GEMM output columns are padded to a multiple of this. */
 #define TVMD_CMSIS_GEMM_COLS {GEMM_COLS}
+/* The one-row GEMV's int8 weight panels: columns padded to a multiple of
+ * TVMD_CMSIS_GEMV_COLS, TVMD_CMSIS_GEMV_DEPTH depth values of a column side by
+ * side, at most TVMD_CMSIS_GEMV_PANEL columns a panel. */
+#define TVMD_CMSIS_GEMV_COLS {GEMV_COLS}
+#define TVMD_CMSIS_GEMV_DEPTH {GEMV_DEPTH}
+#define TVMD_CMSIS_GEMV_PANEL {GEMV_PANEL}
 
 /* Kernels: the params kind tag.  The first TVMD_CMSIS_NUM_KINDS (one per
  * operator) are also the call_counts slots; the packing variants after them

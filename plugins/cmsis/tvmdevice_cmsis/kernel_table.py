@@ -54,14 +54,21 @@ if TYPE_CHECKING:  # pragma: no cover
     from .ops._common import KernelPlan
 
 __all__ = ["Kernel", "KERNELS", "M_PROFILE_KERNELS", "ALL_KERNELS", "KERNEL_BY_OP", "KERNEL_BY_KIND",
-           "PARAMS_LAYOUTS", "QUANT", "NB", "GEMM_COLS", "MAX_DIMS", "PAD_DIMS", "HOST_PACKING", "M_PROFILE_PACKING",
-           "PACKINGS", "M_PROFILE_CPUS", "MCPU_CHOICES", "packing_for", "kernel_for"]
+           "PARAMS_LAYOUTS", "QUANT", "NB", "GEMM_COLS", "GEMV_COLS", "GEMV_DEPTH", "GEMV_PANEL", "MAX_DIMS",
+           "PAD_DIMS", "HOST_PACKING", "M_PROFILE_PACKING", "PACKINGS", "M_PROFILE_CPUS", "MCPU_CHOICES", "packing_for",
+           "kernel_for"]
 
 # ------------------------------------------------- constants C shares
 #: Output-channel block of the depthwise loops; depthwise taps are padded to it (``TVMD_CMSIS_NB``).
 NB = 16
 #: GEMM output columns are padded to a multiple of this: one AVX-512 vector of int32 (``TVMD_CMSIS_GEMM_COLS``).
 GEMM_COLS = 16
+#: The batch-1 FULLY_CONNECTED weight panels (``weights_s8``): columns padded to a multiple of
+#: ``GEMV_COLS`` (one AVX2 vector of int32), ``GEMV_DEPTH`` consecutive depth values of a column side
+#: by side (one int32 lane), at most ``GEMV_PANEL`` columns a panel (``TVMD_CMSIS_GEMV_*``).
+GEMV_COLS = 8
+GEMV_DEPTH = 4
+GEMV_PANEL = 64
 #: Highest tensor rank of the ADD/MUL broadcast loop (``TVMD_CMSIS_MAX_DIMS``).
 MAX_DIMS = 6
 
@@ -154,9 +161,13 @@ FULLY_CONNECTED_PARAMS = Layout("tvmd_cmsis_fully_connected_params_t", (
     *_REQUANT,
     Field("weights", "const int16_t*", doc="[k_pairs][ldw][2]: weight + weights offset, pair-interleaved, zero "
           "padded; NULL when weights_s8 is set"),
-    Field("depth_s8", "int32_t", doc="accum_depth rounded up to 16: the rows of weights_s8 (0 without them)"),
-    Field("weights_s8", "const int8_t*", doc="batch 1 with weight + weights offset in int8: [ldw][depth_s8], one "
-          "output column's weights per row, zero padded; else NULL"),
+    Field("depth_s8", "int32_t", doc="accum_depth rounded up to TVMD_CMSIS_GEMV_DEPTH with weights_s8, else 0"),
+    Field("weights_s8", "const int8_t*", doc="batch 1 with every weight + weights offset in [-127, 127]: int8 "
+          "panels of TVMD_CMSIS_GEMV_PANEL columns (the last one narrower), each [depth_s8 / 4][columns][4], "
+          "columns padded to TVMD_CMSIS_GEMV_COLS, zero padded; else NULL"),
+    Field("offset_sums", "const int32_t*", doc="with weights_s8, [out_ch rounded up to TVMD_CMSIS_GEMV_COLS]: "
+          "input_offset times the column's weight sum, the input offset's share of every sum (the kernel "
+          "multiplies the raw input), zero padded; else NULL"),
     *_CHANNEL_QUANT,
     *_VNNI,
 ), doc="FULLY_CONNECTED, [batches, accum_depth] x [out_ch, accum_depth]^T.")

@@ -7,15 +7,17 @@
  * the GEMM (gemm.c) at compile time; up to TVMD_CMSIS_CONV_ROWS batch rows
  * are widened to int16 with the input offset added, in scratch.  A single
  * row (batch 1) reads every weight once: there the weights come as int8
- * rows when they fit (tvmd_cmsis_gemv_s8), half the bytes.
+ * panels when they fit (tvmd_cmsis_gemv_s8, gemv.c), half the bytes, and
+ * the raw input is read in place.
  * Per-tensor quantization arrives as per-channel arrays of equal entries, so
  * one requantization loop serves both.
  */
 #include "internal.h"
 
+/* The widened GEMM rows; none at batch 1 on int8 panels (depth_s8 > 0). */
 static size_t rows_bytes(const tvmd_cmsis_fully_connected_params_t* p) {
-  const size_t gemm = (size_t)TVMD_CMSIS_CONV_ROWS * 2 * (size_t)p->k_pairs, gemv = (size_t)p->depth_s8;
-  const size_t bytes = (gemm > gemv ? gemm : gemv) * sizeof(int16_t);
+  if (p->depth_s8 > 0) return 0;
+  const size_t bytes = (size_t)TVMD_CMSIS_CONV_ROWS * 2 * (size_t)p->k_pairs * sizeof(int16_t);
   return (bytes + 63u) & ~(size_t)63u;
 }
 
@@ -40,10 +42,8 @@ int32_t tvmd_cmsis_fully_connected_s8(const void* params, void* const* buffers, 
   int32_t* acc = (int32_t*)((uint8_t*)scratch + rows_bytes(p));
   const int32_t depth = p->accum_depth, lda = 2 * p->k_pairs;
   if (p->weights_s8 != NULL) { /* batch 1 */
-    for (int32_t i = 0; i < depth; i++) rows[i] = (int16_t)(input[i] + p->q.input_offset);
-    for (int32_t i = depth; i < p->depth_s8; i++) rows[i] = 0;
-    tvmd_cmsis_gemv_s8(rows, p->depth_s8, p->weights_s8, p->out_ch, bias, p->multiplier, p->shift, &p->q, output,
-                       acc);
+    tvmd_cmsis_gemv_s8(input, depth, p->weights_s8, p->out_ch, p->offset_sums, bias, p->multiplier, p->shift, &p->q,
+                       output, acc);
     return TVMD_OK;
   }
   if (p->weights_vnni != NULL && tvmd_cmsis_vnni_level()) { /* the int8 VNNI GEMM (gemm_vnni.c) */

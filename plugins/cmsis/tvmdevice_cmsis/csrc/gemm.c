@@ -104,29 +104,3 @@ void tvmd_cmsis_gemm_s8(const int16_t* a, int32_t lda, int32_t m, int32_t k_pair
                                   out + (size_t)r * (size_t)ldo);
   }
 }
-
-/* One dot product per column, which compilers vectorize as widening
- * multiply-adds over the contiguous row. */
-TVMD_CMSIS_SIMD
-static void gemv_portable(const int16_t* restrict a, int32_t depth, const int8_t* restrict w, int32_t n,
-                          int32_t* restrict acc) {
-  for (int32_t j = 0; j < n; j++) {
-    const int8_t* restrict wj = w + (size_t)j * (size_t)depth;
-    int32_t sum = 0;
-    for (int32_t k = 0; k < depth; k++) sum += a[k] * wj[k];
-    acc[j] = sum;
-  }
-}
-
-void tvmd_cmsis_gemv_s8(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
-                        const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out,
-                        int32_t* acc) {
-#if TVMD_CMSIS_X86
-  if (tvmd_cmsis_simd_level() == TVMD_CMSIS_LEVEL_AVX2) {
-    tvmd_cmsis_gemv_s8_avx2(a, depth, w, n, bias, multiplier, shift, q, out);
-    return;
-  }
-#endif
-  gemv_portable(a, depth, w, n, acc);
-  tvmd_cmsis_requantize_bias_s8(acc, bias, multiplier, shift, n, q, out);
-}

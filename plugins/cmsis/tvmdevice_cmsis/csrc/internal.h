@@ -79,9 +79,9 @@ void tvmd_cmsis_gemm_vnni_avx2(const uint8_t* a, int32_t lda, int32_t m, int32_t
                                const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
                                int8_t* out, int32_t ldo);
 /* tvmd_cmsis_gemv_s8 on AVX2: the sums requantized in registers. */
-void tvmd_cmsis_gemv_s8_avx2(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
-                             const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
-                             int8_t* out);
+void tvmd_cmsis_gemv_s8_avx2(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* offset_sums,
+                             const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                             const tvmd_cmsis_quant_t* q, int8_t* out);
 /* The int8 elementwise operation of tvmd_cmsis_elementwise_s8_avx2. */
 #define TVMD_CMSIS_EW_ADD 0
 #define TVMD_CMSIS_EW_SUB 1
@@ -200,14 +200,15 @@ void tvmd_cmsis_gemm_s8(const int16_t* a, int32_t lda, int32_t m, int32_t k_pair
                         int32_t n, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
                         const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo, int32_t* acc);
 
-/* tvmd_cmsis_gemm_s8 for one row with int8 weights, one row per output
- * column: out[j], j < n, is sum_{k < depth} a[k] * w[j * depth + k] plus
- * bias[j], requantized.  depth is a multiple of 16, a and w zero padded to
- * it, w to n rounded up to TVMD_CMSIS_GEMM_COLS rows; acc holds n int32 for
- * the paths that store the sums first. */
-void tvmd_cmsis_gemv_s8(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
-                        const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out,
-                        int32_t* acc);
+/* One row (batch 1) with int8 weights in panels (gemv.c): out[j], j < n,
+ * is sum_{k < depth} x[k] * W[j][k] + offset_sums[j] plus bias[j] (bias may
+ * be NULL), requantized.  w holds W, every entry in [-127, 127], as
+ * ops/_common.py's panels_s8 packs it; offset_sums is zero padded to n
+ * rounded up to TVMD_CMSIS_GEMV_COLS; x holds exactly depth values; acc
+ * holds n int32 for the paths that store the sums first. */
+void tvmd_cmsis_gemv_s8(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* offset_sums,
+                        const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                        const tvmd_cmsis_quant_t* q, int8_t* out, int32_t* acc);
 
 /* The int8 VNNI GEMM on the VNNI level in use (tvmd_cmsis_vnni_level must
  * be non-zero): out[r * ldo + j], r < m, j < n, is corr[j] + sum over

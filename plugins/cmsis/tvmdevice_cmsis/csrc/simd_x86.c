@@ -245,35 +245,95 @@ AVX2 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int3
   }
 }
 
-/* The sums of 8 columns' rows (w: the first, depth bytes apart): one
- * accumulator per column, 16 products a step (the weights widened, one
- * vpmaddwd), added horizontally at the end into one vector, column order. */
-AVX2_INLINE __m256i dot8_s8(const int16_t* a, int32_t depth, const int8_t* w) {
-  __m256i c[8];
-  for (int k = 0; k < 8; k++) c[k] = _mm256_setzero_si256();
-  for (int32_t i = 0; i < depth; i += 16) {
-    const __m256i x = _mm256_loadu_si256((const __m256i*)(const void*)(a + i));
-    for (int k = 0; k < 8; k++) {
-      const __m128i bytes = _mm_loadu_si128((const __m128i*)(const void*)(w + (size_t)k * (size_t)depth + i));
-      c[k] = _mm256_add_epi32(c[k], _mm256_madd_epi16(x, _mm256_cvtepi8_epi16(bytes)));
-    }
+/* The batch-1 GEMV (gemv.c) on panels of up to 8 blocks of 8 columns: a
+ * step broadcasts 4 input values x to every int32 lane and, per block, reads
+ * the next 4 weights w of its 8 columns (32 bytes).  vpmaddubsw multiplies
+ * unsigned by signed bytes, so it gets |x| and w with x's sign (vpsignb):
+ * |x| * (sign(x) * w) = x * w, exact because no weight is -128 (the packing
+ * checks), and each pair sum, at most 2 * 128 * 127 in magnitude, fits
+ * int16 without saturating; vpmaddwd by 1 adds the pairs into the column's
+ * int32 lane.  32 multiply-adds per 4 instructions on the raw int8 bytes.
+ * The layout constants are the packing's (kernel_table.py). */
+typedef char tvmd_cmsis_gemv_layout_check[(TVMD_CMSIS_GEMV_COLS == 8 && TVMD_CMSIS_GEMV_DEPTH == 4 &&
+                                           TVMD_CMSIS_GEMV_PANEL == 64) ? 1 : -1];
+
+#define GEMV_BLOCK(c, b)                                                                                  \
+  if (blocks > (b)) {                                                                                     \
+    const __m256i wb = _mm256_loadu_si256((const __m256i*)(const void*)(wq + 32 * (b)));                  \
+    const __m256i pairs = _mm256_maddubs_epi16(ax, _mm256_sign_epi8(wb, xb));                             \
+    (c) = _mm256_add_epi32((c), _mm256_madd_epi16(pairs, ones));                                          \
   }
-  /* Pairwise sums: u0 holds columns 0..3 of each 128-bit half, u1 4..7. */
-  const __m256i u0 = _mm256_hadd_epi32(_mm256_hadd_epi32(c[0], c[1]), _mm256_hadd_epi32(c[2], c[3]));
-  const __m256i u1 = _mm256_hadd_epi32(_mm256_hadd_epi32(c[4], c[5]), _mm256_hadd_epi32(c[6], c[7]));
-  return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
+#define GEMV_STEP(quad)                                                                                   \
+  do {                                                                                                    \
+    const __m256i xb = _mm256_set1_epi32(quad), ax = _mm256_abs_epi8(xb);                                 \
+    GEMV_BLOCK(c0, 0) GEMV_BLOCK(c1, 1) GEMV_BLOCK(c2, 2) GEMV_BLOCK(c3, 3)                               \
+    GEMV_BLOCK(c4, 4) GEMV_BLOCK(c5, 5) GEMV_BLOCK(c6, 6) GEMV_BLOCK(c7, 7)                               \
+  } while (0)
+
+/* The sums of one panel of `blocks` 8-column blocks (a constant in each
+ * instance below: the unused blocks compile away), offset_sums (padded to
+ * the blocks) added, stored to sums[0, 8 * blocks). */
+AVX2_INLINE void gemv_panel(const int8_t* x, int32_t depth, const int8_t* w, int blocks, const int32_t* offset_sums,
+                            int32_t* sums) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+  const size_t step = 32 * (size_t)blocks; /* weight bytes per quad */
+  const int32_t full = depth / 4;
+  const int8_t* wq = w;
+  for (int32_t kq = 0; kq < full; kq++, wq += step) {
+    int32_t quad;
+    memcpy(&quad, x + 4 * (size_t)kq, sizeof(quad));
+    GEMV_STEP(quad);
+  }
+  if (depth % 4) { /* the last 1..3 values; their partners' weights are 0 */
+    int8_t tail[4] = {0, 0, 0, 0};
+    memcpy(tail, x + 4 * (size_t)full, (size_t)(depth % 4));
+    int32_t quad;
+    memcpy(&quad, tail, sizeof(quad));
+    GEMV_STEP(quad);
+  }
+#define GEMV_SUMS(c, b)                                                                                   \
+  if (blocks > (b)) {                                                                                     \
+    const __m256i s = _mm256_loadu_si256((const __m256i*)(const void*)(offset_sums + 8 * (b)));           \
+    _mm256_storeu_si256((__m256i*)(void*)(sums + 8 * (b)), _mm256_add_epi32((c), s));                     \
+  }
+  GEMV_SUMS(c0, 0) GEMV_SUMS(c1, 1) GEMV_SUMS(c2, 2) GEMV_SUMS(c3, 3)
+  GEMV_SUMS(c4, 4) GEMV_SUMS(c5, 5) GEMV_SUMS(c6, 6) GEMV_SUMS(c7, 7)
+#undef GEMV_SUMS
 }
 
-AVX2 void tvmd_cmsis_gemv_s8_avx2(const int16_t* a, int32_t depth, const int8_t* w, int32_t n, const int32_t* bias,
-                                  const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
-                                  int8_t* out) {
-  for (int32_t j = 0; j < n; j += 16) {
-    const int8_t* wj = w + (size_t)j * (size_t)depth;
-    const __m256i c0 = dot8_s8(a, depth, wj);
-    /* A last block of at most 8 live columns skips the padding rows. */
-    const __m256i c1 = n - j > 8 ? dot8_s8(a, depth, wj + 8 * (size_t)depth) : _mm256_setzero_si256();
-    store16_s8(c0, c1, bias ? bias + j : NULL, multiplier + j, shift + j, q, out + j,
-               (size_t)tvmd_cmsis_min(16, n - j));
+/* One function per panel width, each compiled alone: inlined beside the
+ * requantization, the register allocator spilled more accumulators to the
+ * stack inside the loop (measured ~5% slower). */
+typedef void (*gemv_panel_fn)(const int8_t* x, int32_t depth, const int8_t* w, const int32_t* offset_sums,
+                              int32_t* sums);
+#define GEMV_PANEL_FN(n)                                                                                  \
+  static __attribute__((noinline, target("avx2"))) void gemv_panel##n(                                    \
+      const int8_t* x, int32_t depth, const int8_t* w, const int32_t* offset_sums, int32_t* sums) {       \
+    gemv_panel(x, depth, w, n, offset_sums, sums);                                                        \
+  }
+GEMV_PANEL_FN(1)
+GEMV_PANEL_FN(2)
+GEMV_PANEL_FN(3)
+GEMV_PANEL_FN(4)
+GEMV_PANEL_FN(5)
+GEMV_PANEL_FN(6)
+GEMV_PANEL_FN(7)
+GEMV_PANEL_FN(8)
+#undef GEMV_PANEL_FN
+
+AVX2 void tvmd_cmsis_gemv_s8_avx2(const int8_t* x, int32_t depth, const int8_t* w, int32_t n,
+                                  const int32_t* offset_sums, const int32_t* bias, const int32_t* multiplier,
+                                  const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out) {
+  static const gemv_panel_fn panel_fns[8] = {gemv_panel1, gemv_panel2, gemv_panel3, gemv_panel4,
+                                             gemv_panel5, gemv_panel6, gemv_panel7, gemv_panel8};
+  const int32_t quads = (depth + 3) / 4, cols = (n + 7) / 8 * 8;
+  int32_t sums[64];
+  for (int32_t j0 = 0; j0 < cols; j0 += 64) {
+    panel_fns[tvmd_cmsis_min(64, cols - j0) / 8 - 1](x, depth, w + (size_t)j0 * (size_t)quads * 4, offset_sums + j0,
+                                                      sums);
+    tvmd_cmsis_requantize_avx2(sums, bias ? bias + j0 : NULL, multiplier + j0, shift + j0,
+                               tvmd_cmsis_min(64, n - j0), q, out + j0);
   }
 }
 

@@ -18,18 +18,16 @@ from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.errors import Refusal
 from tvmdevice.ops import OPERATORS
 
-from ..kernel_table import GEMM_COLS, NB
+from ..kernel_table import GEMM_COLS, GEMV_COLS, GEMV_DEPTH, GEMV_PANEL, NB
 
 __all__ = [
     "BufferSpec", "KernelPlan", "MAX_ABS_INPUT", "call_buffers", "check_extent", "constant", "check_accumulator",
-    "padded", "pair_interleaved", "rows_s8", "GEMV_DEPTH", "channel_quant", "vnni_packing", "vnni_plan",
+    "padded", "pair_interleaved", "quad_interleaved", "offset_column_sums", "panels_s8", "channel_quant", "vnni_packing", "vnni_plan",
 ]
 
 INT32_MAX = 2**31 - 1
 #: |int8 value - int8 zero point| <= 255: the largest input operand of a dot product.
 MAX_ABS_INPUT = 255
-#: The batch-1 GEMM's int8 weight rows are padded to a multiple of this: one AVX2 vector of int16.
-GEMV_DEPTH = 16
 
 
 @dataclass(frozen=True)
@@ -136,16 +134,44 @@ def pair_interleaved(rows: np.ndarray) -> np.ndarray:
     return out.reshape(out.shape[0], 2 * ldw)
 
 
-def rows_s8(rows: np.ndarray) -> np.ndarray:
-    """``[n, k]`` weights that fit int8 in the batch-1 GEMM's layout: int8 ``[ldw, padded(k, 16)]``, zero padded.
-
-    One output column's weights per row: a dot product reads them front to
-    back, 16 at a time, with no tail (half the bytes of the int16 layout).
-    """
+def quad_interleaved(rows: np.ndarray, cols: int) -> np.ndarray:
+    """``[n, k]`` int8 weights as int8 ``[ceil(k / 4), cols, 4]``: element ``[q, j, t]`` is ``rows[j, 4 * q + t]``,
+    zero where ``j >= n`` or ``4 * q + t >= k`` -- four reduction steps of each output column side by side,
+    what one 4 x 8-bit multiply-add (vpmaddubsw pairs, vpdpbusd) consumes against four broadcast inputs."""
     n, k = rows.shape
-    out = np.zeros((padded(n, GEMM_COLS), padded(k, GEMV_DEPTH)), dtype=np.int8)
-    out[:n, :k] = rows
-    return out
+    kq = (k + GEMV_DEPTH - 1) // GEMV_DEPTH
+    full = np.zeros((cols, kq * GEMV_DEPTH), dtype=np.int8)
+    full[:n, :k] = rows
+    return np.ascontiguousarray(full.reshape(cols, kq, GEMV_DEPTH).transpose(1, 0, 2))
+
+
+def offset_column_sums(rows: np.ndarray, offset: int, cols: int) -> np.ndarray:
+    """int32 ``[cols]``: ``offset * sum_k rows[j, k]`` for each output column ``j < n``, 0 past it -- the share
+    of a constant ``offset`` added to every input, which a kernel on raw int8 inputs adds once per column:
+    ``sum (x + offset) * w = sum x * w + offset * sum w``.  Exact in int32 for ``|offset| <= 255``:
+    :func:`check_accumulator` bounds ``255 * sum |w|``."""
+    sums = np.zeros(cols, dtype=np.int64)
+    sums[:rows.shape[0]] = int(offset) * rows.astype(np.int64).sum(axis=1)
+    return sums.astype(np.int32)
+
+
+def panels_s8(rows: np.ndarray) -> np.ndarray:
+    """``[n, k]`` weights that fit int8 in the batch-1 GEMM's layout: int8 panels, flat, zero padded.
+
+    Columns padded to ``GEMV_COLS``, depth to ``GEMV_DEPTH`` (``kq`` quads).
+    Panel ``p`` holds columns ``[GEMV_PANEL * p, GEMV_PANEL * (p + 1))`` (the
+    last one fewer) from offset ``GEMV_PANEL * p * kq * GEMV_DEPTH``, each
+    :func:`quad_interleaved`: one step of the dot products reads the next
+    ``GEMV_DEPTH`` weights of every column of the panel, contiguous, and
+    multiplies them with ``GEMV_DEPTH`` input values broadcast, so each int32
+    lane accumulates one column (no horizontal sums).
+    """
+    n = rows.shape[0]
+    cols = padded(n, GEMV_COLS)
+    full = np.zeros((cols, rows.shape[1]), dtype=np.int8)
+    full[:n] = rows
+    return np.concatenate([quad_interleaved(full[j:j + GEMV_PANEL], min(GEMV_PANEL, cols - j)).reshape(-1)
+                           for j in range(0, max(cols, 1), GEMV_PANEL)])
 
 
 def vnni_packing() -> bool:
@@ -173,15 +199,11 @@ def vnni_plan(rows: np.ndarray, input_offset: int, groups: int = 1) -> dict[str,
         return none
     total, k = rows.shape
     n = total // groups
-    ldw, k4 = padded(n, GEMM_COLS), (k + 3) // 4
-    weights = np.zeros((groups, ldw, 4 * k4), dtype=np.int8)
-    weights[:, :n, :k] = rows.reshape(groups, n, k)
-    # [g, j, q, t] -> [g, q, j, t]
-    weights = np.ascontiguousarray(weights.reshape(groups, ldw, k4, 4).transpose(0, 2, 1, 3))
-    # |input_offset - 128| <= 255 and check_accumulator bounds 255 * sum|w|: no int32 overflow.
-    correction = np.zeros((groups, ldw), dtype=np.int64)
-    correction[:, :n] = (int(input_offset) - 128) * rows.astype(np.int64).reshape(groups, n, k).sum(axis=2)
-    return {"weights_vnni": weights.reshape(groups * k4, 4 * ldw), "vnni_correction": correction.astype(np.int32)}
+    ldw = padded(n, GEMM_COLS)
+    per_group = [rows[g * n:(g + 1) * n] for g in range(groups)]
+    weights = np.concatenate([quad_interleaved(r, ldw) for r in per_group])
+    correction = np.concatenate([offset_column_sums(r, int(input_offset) - 128, ldw) for r in per_group])
+    return {"weights_vnni": weights.reshape(-1, 4 * ldw), "vnni_correction": correction.reshape(groups, ldw)}
 
 
 def channel_quant(multiplier: np.ndarray, shift: np.ndarray) -> dict[str, Any]:

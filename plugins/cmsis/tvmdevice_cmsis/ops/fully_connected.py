@@ -4,14 +4,23 @@ The op data (offsets, the weights offset, per-tensor or per-channel
 multipliers and shifts, activation range) is the core's
 :class:`tvmdevice.ops.fully_connected.FullyConnectedData`.  Here the weights
 offset is added to the weights, once, while they are rearranged into the
-int16 pair-interleaved layout of the C GEMM.  At batch 1 every weight is read
-once per run, so their bytes are most of the time: there, when they fit int8
-(a weights offset of 0 always does), they are packed as int8 rows instead,
-one per output column.  With batch rows, when the host has a VNNI SIMD
-level, the int8 VNNI GEMM's operands are packed too
-(:func:`._common.vnni_plan`).  The M-profile packing (``-mcpu=cortex-m*``)
-leaves the weights in the model (the kernel reads them from its weights
-buffer and adds the offset as it goes).
+int16 pair-interleaved layout of the C GEMM.
+
+At batch 1 every weight is read once per run.  There, when every weight
+(offset added) is in [-127, 127] -- TFLite's symmetric int8 weights always
+are -- they are packed as int8 panels instead (``_common.panels_s8``) and the
+kernel multiplies the raw int8 input:
+``sum((x + input_offset) * w) = sum(x * w) + input_offset * sum(w)``, the
+second term computed here once per column (``offset_sums``).  The AVX2 path
+multiplies |x| by w carrying x's sign (vpsignb, vpmaddubsw), exact only
+because no weight is -128; such weights take the GEMM.
+
+With batch rows, when the host has a VNNI SIMD level, the int8 VNNI GEMM's
+operands are packed too (:func:`._common.vnni_plan`).
+
+The M-profile packing (``-mcpu=cortex-m*``) leaves the weights in the model
+(the kernel reads them from its weights buffer and adds the offset as it
+goes).
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ import numpy as np
 from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.ops import FullyConnectedData
 
-from ..kernel_table import GEMM_COLS
+from ..kernel_table import GEMM_COLS, GEMV_COLS, GEMV_DEPTH
 from . import _common as c
 
 __all__ = ["prepare", "prepare_m"]
@@ -30,11 +39,12 @@ def prepare(graph: Graph, op: Operator, data: FullyConnectedData) -> c.KernelPla
     weights = c.constant(graph.tensor(op.inputs[1]), "weights").astype(np.int16) + np.int16(data.filter_offset)
     # |weight + weights offset| <= 255 too, so the input bound is the same.
     c.check_accumulator(np.abs(weights.astype(np.int64)).sum(axis=1))
-    if data.batches == 1 and weights.size and -128 <= weights.min() and weights.max() <= 127:
-        packed = {"weights": None, "weights_s8": c.rows_s8(weights),
-                  "depth_s8": c.padded(data.accum_depth, c.GEMV_DEPTH)}
+    if data.batches == 1 and weights.size and -127 <= weights.min() and weights.max() <= 127:
+        offset_sums = c.offset_column_sums(weights, data.input_offset, c.padded(data.out_ch, GEMV_COLS))
+        packed = {"weights": None, "weights_s8": c.panels_s8(weights),
+                  "depth_s8": c.padded(data.accum_depth, GEMV_DEPTH), "offset_sums": offset_sums}
     else:
-        packed = {"weights": c.pair_interleaved(weights), "weights_s8": None, "depth_s8": 0,
+        packed = {"weights": c.pair_interleaved(weights), "weights_s8": None, "depth_s8": 0, "offset_sums": None,
                   **c.vnni_plan(weights, data.input_offset)}
     return c.KernelPlan({"k_pairs": (data.accum_depth + 1) // 2, "ldw": c.padded(data.out_ch, GEMM_COLS),
                          "q": data, "weights_vnni": None, "vnni_correction": None, **packed})
