@@ -22,7 +22,8 @@ from ..kernel_table import GEMM_COLS, GEMV_COLS, GEMV_DEPTH, GEMV_PANEL, NB
 
 __all__ = [
     "BufferSpec", "KernelPlan", "MAX_ABS_INPUT", "call_buffers", "check_extent", "constant", "check_accumulator",
-    "padded", "pair_interleaved", "quad_interleaved", "offset_column_sums", "panels_s8", "channel_quant", "vnni_packing", "vnni_plan",
+    "padded", "pair_interleaved", "quad_interleaved", "offset_column_sums", "panels_s8", "channel_quant",
+    "vnni_packing", "vnni_plan",
 ]
 
 INT32_MAX = 2**31 - 1
