@@ -361,6 +361,10 @@ MPROFILE_OPERATORS = {
     "add_broadcast": ("ADD", dict(Z, input_shape=(1, 3, 4, 7), input2_shape=(1, 1, 4, 1), input2_scale=0.05,
                                   activation="RELU6")),
     "add_channel": ("ADD", dict(input_shape=(2, 3, 11), input2_shape=(11,), input2_scale=0.03, input_zero_point=11)),
+    # SUB has no ISA path (the plain loop on every M-profile CPU): its firmware bits checked all the same.
+    "sub_flat": ("SUB", dict(Z, input_shape=(2, 37), input2_shape=(2, 37), input2_scale=0.07, activation="RELU")),
+    "sub_broadcast": ("SUB", dict(Z, input_shape=(1, 3, 4, 7), input2_shape=(1, 1, 4, 1), input2_scale=0.05,
+                                  activation="RELU6")),
     "mul_flat": ("MUL", dict(Z, input_shape=(2, 71), input2_shape=(2, 71), out_scale=0.5)),
     "mul_broadcast": ("MUL", dict(Z, input_shape=(1, 3, 4, 7), input2_shape=(1, 3, 1, 7), input2_scale=0.01,
                                   out_scale=0.02, activation="RELU")),
