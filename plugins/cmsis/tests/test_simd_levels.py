@@ -68,6 +68,21 @@ def test_conv_gemm_tiles(level, filters, kernel):
     assert_bit_exact(model, levels=[level])
 
 
+@pytest.mark.parametrize("in_ch, kernel, stride, dilation", [
+    (8, (3, 3), (1, 1), (1, 1)), (16, (3, 3), (2, 2), (1, 1)), (6, (2, 3), (1, 2), (2, 1)),
+    (8, (3, 3), (1, 1), (1, 2)), (5, (3, 3), (1, 1), (1, 1)), (5, (2, 2), (2, 1), (1, 1))])
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_conv_rows_read_in_place_from_the_bordered_image(level, in_ch, kernel, stride, dilation, padding):
+    """AVX2 reads each output pixel's filter rows straight from the bordered image (no im2col copy) when
+    they are contiguous spans of whole pairs: dilated rows (a segment stride), strides, two batch images,
+    pixel counts past a multiple of 4, 40 filters (a column tail); a dilated width or an odd span
+    (filter_w x in_ch) takes the im2col rows.  Border taps read the zero point's 0."""
+    model = single_op_model("CONV_2D", input_shape=(2, 7, 9, in_ch), filters=40, kernel=kernel, stride=stride,
+                            dilation=dilation, padding=padding, per_channel=True, bias=True, input_zero_point=-128,
+                            out_zero_point=3, activation="RELU", seed=in_ch * 10 + kernel[1])
+    assert_bit_exact(model, levels=[level])
+
+
 @pytest.mark.parametrize("in_ch", [1, 7, 16, 33])
 def test_pointwise_conv_rows_widened_in_place(level, in_ch):
     """1x1 stride-1 unpadded: input pixels widened straight into GEMM rows (odd depths get the pair padding)."""

@@ -29,6 +29,16 @@ static int32_t padded_w(const tvmd_cmsis_conv_params_t* p) {
 
 static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
 
+#if TVMD_CMSIS_X86
+/* A convolution whose GEMM rows may be read in place from the bordered image
+ * (tvmd_cmsis_conv_image_s8_avx2): each filter row's taps are one contiguous
+ * span (ungrouped, dilation_w 1) of whole pairs (an even span). */
+static int in_place(const tvmd_cmsis_conv_params_t* p) {
+  return tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 && p->groups == 1 && p->dilation_w == 1 &&
+         ((p->filter_w * p->in_ch) & 1) == 0;
+}
+#endif
+
 /* A 1x1, stride-1, unpadded, ungrouped convolution: the input pixels are the
  * GEMM's rows as they are; each block of rows is widened into the im2col
  * rows, and no widened image is kept. */
@@ -130,6 +140,12 @@ int32_t tvmd_cmsis_conv_s8(const void* params, void* const* buffers, void* resou
     const int8_t* in_image = input + (size_t)b * image_size;
     if (!direct) widen_image(p, in_image, image);
     int8_t* out_image = output + (size_t)b * (size_t)pixels * (size_t)p->out_ch;
+#if TVMD_CMSIS_X86
+    if (!direct && in_place(p)) {
+      tvmd_cmsis_conv_image_s8_avx2(p, image, padded_w(p), bias, out_image);
+      continue;
+    }
+#endif
     for (int32_t g = 0; g < p->groups; g++) {
       const int32_t oc0 = g * per_group;
       const int16_t* weights = p->weights + (size_t)g * 2 * (size_t)p->k_pairs * (size_t)p->ldw;

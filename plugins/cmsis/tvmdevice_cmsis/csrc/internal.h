@@ -74,6 +74,12 @@ void tvmd_cmsis_gemm_vnni_avx512(const uint8_t* a, int32_t lda, int32_t m, int32
                                  int32_t ldw, int32_t n, const int32_t* corr, const int32_t* bias,
                                  const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
                                  int8_t* out, int32_t ldo);
+/* CONV_2D's GEMM read in place from the bordered int16 image (conv.c) on
+ * AVX2: each output pixel's filter rows are contiguous spans of that image,
+ * so no im2col rows are copied.  For groups 1, dilation_w 1 and an even
+ * filter_w * in_ch. */
+void tvmd_cmsis_conv_image_s8_avx2(const tvmd_cmsis_conv_params_t* p, const int16_t* image, int32_t pw,
+                                   const int32_t* bias, int8_t* out_image);
 void tvmd_cmsis_gemm_vnni_avx2(const uint8_t* a, int32_t lda, int32_t m, int32_t k4, const int8_t* w,
                                int32_t ldw, int32_t n, const int32_t* corr, const int32_t* bias,
                                const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,

@@ -165,32 +165,46 @@ AVX2_INLINE __m256i broadcast_pair(const int16_t* a) {
   return _mm256_set1_epi32(pair);
 }
 
+/* Where a block of GEMM rows reads its values: row r's pair p of segment s
+ * is at row[r] + s * seg_stride + 2 * p (p < seg_pairs), the weights' pair
+ * index running on across segments.  im2col rows are one segment; a
+ * convolution read in place from its bordered image has one segment per
+ * filter row (that row's taps, filter_w * in_ch contiguous values). */
+typedef struct {
+  const int16_t* row[4];
+  int32_t segments, seg_pairs;
+  size_t seg_stride;
+} rows_t;
+
 /* A 4-row tile of 16 columns whose sums are requantized in registers and
  * written as int8 (the first live columns of each row).  The accumulators
  * are named, not an array: GCC then keeps all eight in registers (with an
  * array it spilled one, and the loop waited on the reload every pair). */
 #define MADD8(c, x, b) ((c) = _mm256_add_epi32((c), _mm256_madd_epi16((x), (b))))
-AVX2_INLINE void tile4_s8(const int16_t* a, int32_t lda, int32_t pairs, const int32_t* w, int32_t ldw,
-                          const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
-                          const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo, size_t live) {
+AVX2_INLINE void tile4_s8(const rows_t* a, const int32_t* w, int32_t ldw, const int32_t* bias,
+                          const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out,
+                          int32_t ldo, size_t live) {
   __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-  const int16_t *a0 = a, *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda;
-  for (int32_t p = 0; p < pairs; p++) {
-    const int32_t* wp = w + (size_t)p * (size_t)ldw;
-    const __m256i b0 = _mm256_loadu_si256((const __m256i*)(const void*)wp);
-    const __m256i b1 = _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8));
-    __m256i x = broadcast_pair(a0 + 2 * (size_t)p);
-    MADD8(c00, x, b0);
-    MADD8(c01, x, b1);
-    x = broadcast_pair(a1 + 2 * (size_t)p);
-    MADD8(c10, x, b0);
-    MADD8(c11, x, b1);
-    x = broadcast_pair(a2 + 2 * (size_t)p);
-    MADD8(c20, x, b0);
-    MADD8(c21, x, b1);
-    x = broadcast_pair(a3 + 2 * (size_t)p);
-    MADD8(c30, x, b0);
-    MADD8(c31, x, b1);
+  const int32_t* wp = w;
+  for (int32_t s = 0; s < a->segments; s++) {
+    const size_t at = (size_t)s * a->seg_stride;
+    const int16_t *a0 = a->row[0] + at, *a1 = a->row[1] + at, *a2 = a->row[2] + at, *a3 = a->row[3] + at;
+    for (int32_t p = 0; p < a->seg_pairs; p++, wp += ldw) {
+      const __m256i b0 = _mm256_loadu_si256((const __m256i*)(const void*)wp);
+      const __m256i b1 = _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8));
+      __m256i x = broadcast_pair(a0 + 2 * (size_t)p);
+      MADD8(c00, x, b0);
+      MADD8(c01, x, b1);
+      x = broadcast_pair(a1 + 2 * (size_t)p);
+      MADD8(c10, x, b0);
+      MADD8(c11, x, b1);
+      x = broadcast_pair(a2 + 2 * (size_t)p);
+      MADD8(c20, x, b0);
+      MADD8(c21, x, b1);
+      x = broadcast_pair(a3 + 2 * (size_t)p);
+      MADD8(c30, x, b0);
+      MADD8(c31, x, b1);
+    }
   }
   store16_s8(c00, c01, bias, multiplier, shift, q, out, live);
   store16_s8(c10, c11, bias, multiplier, shift, q, out + ldo, live);
@@ -198,50 +212,81 @@ AVX2_INLINE void tile4_s8(const int16_t* a, int32_t lda, int32_t pairs, const in
   store16_s8(c30, c31, bias, multiplier, shift, q, out + 3 * (size_t)ldo, live);
 }
 
-/* tile4_s8 for a single row (batch rows past a multiple of 4): the pairs
+/* tile4_s8 for a single row (row[0]; rows past a multiple of 4): the pairs
  * split over two accumulator sets, so two multiply-add chains overlap
  * (integer sums: any order gives the same). */
-AVX2_INLINE void row1_s8(const int16_t* a, int32_t pairs, const int32_t* w, int32_t ldw, const int32_t* bias,
+AVX2_INLINE void row1_s8(const rows_t* a, const int32_t* w, int32_t ldw, const int32_t* bias,
                          const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out,
                          size_t live) {
   __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00;
-  int32_t p = 0;
-  for (; p + 2 <= pairs; p += 2) {
-    const int32_t* wp = w + (size_t)p * (size_t)ldw;
-    __m256i x = broadcast_pair(a + 2 * (size_t)p);
-    MADD8(c00, x, _mm256_loadu_si256((const __m256i*)(const void*)wp));
-    MADD8(c01, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8)));
-    x = broadcast_pair(a + 2 * (size_t)p + 2);
-    MADD8(c10, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + ldw)));
-    MADD8(c11, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + ldw + 8)));
-  }
-  if (p < pairs) {
-    const int32_t* wp = w + (size_t)p * (size_t)ldw;
-    const __m256i x = broadcast_pair(a + 2 * (size_t)p);
-    MADD8(c00, x, _mm256_loadu_si256((const __m256i*)(const void*)wp));
-    MADD8(c01, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8)));
+  const int32_t* wp = w;
+  for (int32_t s = 0; s < a->segments; s++) {
+    const int16_t* row = a->row[0] + (size_t)s * a->seg_stride;
+    int32_t p = 0;
+    for (; p + 2 <= a->seg_pairs; p += 2, wp += 2 * (size_t)ldw) {
+      __m256i x = broadcast_pair(row + 2 * (size_t)p);
+      MADD8(c00, x, _mm256_loadu_si256((const __m256i*)(const void*)wp));
+      MADD8(c01, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8)));
+      x = broadcast_pair(row + 2 * (size_t)p + 2);
+      MADD8(c10, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + ldw)));
+      MADD8(c11, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + ldw + 8)));
+    }
+    if (p < a->seg_pairs) {
+      const __m256i x = broadcast_pair(row + 2 * (size_t)p);
+      MADD8(c00, x, _mm256_loadu_si256((const __m256i*)(const void*)wp));
+      MADD8(c01, x, _mm256_loadu_si256((const __m256i*)(const void*)(wp + 8)));
+      wp += ldw;
+    }
   }
   store16_s8(_mm256_add_epi32(c00, c10), _mm256_add_epi32(c01, c11), bias, multiplier, shift, q, out, live);
+}
+
+/* The rows of a (4 of them, or 1 in row[0]) times every 16-column block of
+ * the weights, requantized and stored as int8 (row r at out + r * ldo). */
+AVX2_INLINE void row_block_s8(const rows_t* a, int rows, const int32_t* w, int32_t ldw, int32_t n,
+                              const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                              const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo) {
+  for (int32_t j = 0; j < n; j += 16) {
+    const size_t live = (size_t)tvmd_cmsis_min(16, n - j);
+    const int32_t* b = bias ? bias + j : NULL;
+    if (rows == 4) {
+      tile4_s8(a, w + j, ldw, b, multiplier + j, shift + j, q, out + j, ldo, live);
+    } else {
+      row1_s8(a, w + j, ldw, b, multiplier + j, shift + j, q, out + j, live);
+    }
+  }
 }
 
 AVX2 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k_pairs, const int16_t* w,
                                   int32_t ldw, int32_t n, const int32_t* bias, const int32_t* multiplier,
                                   const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo) {
   const int32_t* w32 = (const int32_t*)(const void*)w;
+  rows_t rows = {{NULL, NULL, NULL, NULL}, 1, k_pairs, 0};
   for (int32_t r = 0; r < m;) {
-    const int rows = m - r >= 4 ? 4 : 1;
-    const int16_t* ar = a + (size_t)r * (size_t)lda;
-    int8_t* o = out + (size_t)r * (size_t)ldo;
-    for (int32_t j = 0; j < n; j += 16) {
-      const size_t live = (size_t)tvmd_cmsis_min(16, n - j);
-      const int32_t* b = bias ? bias + j : NULL;
-      if (rows == 4) {
-        tile4_s8(ar, lda, k_pairs, w32 + j, ldw, b, multiplier + j, shift + j, q, o + j, ldo, live);
-      } else {
-        row1_s8(ar, k_pairs, w32 + j, ldw, b, multiplier + j, shift + j, q, o + j, live);
-      }
+    const int count = m - r >= 4 ? 4 : 1;
+    for (int k = 0; k < count; k++) rows.row[k] = a + (size_t)(r + k) * (size_t)lda;
+    row_block_s8(&rows, count, w32, ldw, n, bias, multiplier, shift, q, out + (size_t)r * (size_t)ldo, ldo);
+    r += count;
+  }
+}
+
+AVX2 void tvmd_cmsis_conv_image_s8_avx2(const tvmd_cmsis_conv_params_t* p, const int16_t* image, int32_t pw,
+                                        const int32_t* bias, int8_t* out_image) {
+  const size_t ch = (size_t)p->in_ch;
+  const int32_t pixels = p->out_h * p->out_w;
+  const rows_t shape = {{NULL, NULL, NULL, NULL}, p->filter_h, p->filter_w * p->in_ch / 2,
+                        (size_t)p->dilation_h * (size_t)pw * ch};
+  const int32_t* w32 = (const int32_t*)(const void*)p->weights;
+  for (int32_t px = 0; px < pixels;) {
+    const int count = pixels - px >= 4 ? 4 : 1;
+    rows_t rows = shape;
+    for (int k = 0; k < count; k++) {
+      const int32_t oy = (px + k) / p->out_w, ox = (px + k) % p->out_w;
+      rows.row[k] = image + ((size_t)(oy * p->stride_h) * (size_t)pw + (size_t)(ox * p->stride_w)) * ch;
     }
-    r += rows;
+    row_block_s8(&rows, count, w32, p->ldw, p->out_ch, bias, p->multiplier, p->shift, &p->q,
+                 out_image + (size_t)px * (size_t)p->out_ch, p->out_ch);
+    px += count;
   }
 }
 
