@@ -185,6 +185,23 @@ static inline int32_t reciprocal(int32_t sum_of_exps, int out_bits, int* exponen
   return one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
 }
 
+/* An entry's output: its exponential (Q0.31) times the reciprocal of the
+ * row's sum, rounded to out_bits, offset to out_min and clamped. */
+static inline int32_t output_value(int32_t exp, int32_t shifted_scale, int exponent, int32_t out_min,
+                                   int32_t out_max) {
+  const int32_t unsat = rdpot(srdhm(shifted_scale, exp), exponent);
+  return tvmd_cmsis_min(tvmd_cmsis_max(unsat + out_min, out_min), out_max);
+}
+
+/* output[i] = v as int16 or int8. */
+static inline void store_value(void* output, size_t i, int out_bits, int32_t v) {
+  if (out_bits == 16) {
+    ((int16_t*)output)[i] = (int16_t)v;
+  } else {
+    ((int8_t*)output)[i] = (int8_t)v;
+  }
+}
+
 #if TVMD_CMSIS_X86
 /* The host's vector levels (AVX2 and up): the same gemmlowp arithmetic,
  * memoized.  An entry's exponential depends only on its distance d below
@@ -231,23 +248,12 @@ static void softmax_rows_memoized(const tvmd_cmsis_softmax_params_t* p, const in
     const int32_t row_span = max_in_row - lo;
     const int tabled = row_span < depth;
     for (int32_t d = 0; tabled && d <= row_span; d++) {
-      const int32_t unsat = rdpot(srdhm(shifted_scale, exps[d]), exponent);
-      outs[d] = tvmd_cmsis_min(tvmd_cmsis_max(unsat + out_min, out_min), out_max);
+      outs[d] = output_value(exps[d], shifted_scale, exponent, out_min, out_max);
     }
     for (int32_t c = 0; c < depth; c++) {
       const int32_t d = max_in_row - x[c];
-      int32_t v;
-      if (tabled) {
-        v = outs[d];
-      } else {
-        const int32_t unsat = rdpot(srdhm(shifted_scale, exps[d]), exponent);
-        v = tvmd_cmsis_min(tvmd_cmsis_max(unsat + out_min, out_min), out_max);
-      }
-      if (out_bits == 16) {
-        ((int16_t*)output)[(size_t)r * (size_t)depth + (size_t)c] = (int16_t)v;
-      } else {
-        ((int8_t*)output)[(size_t)r * (size_t)depth + (size_t)c] = (int8_t)v;
-      }
+      const int32_t v = tabled ? outs[d] : output_value(exps[d], shifted_scale, exponent, out_min, out_max);
+      store_value(output, (size_t)r * (size_t)depth + (size_t)c, out_bits, v);
     }
   }
 }
@@ -328,14 +334,9 @@ void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int
       int32_t v = out_min;
       if (diff >= p->diff_min) {
         const int32_t scaled = srdhm((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
-        const int32_t unsat = rdpot(srdhm(shifted_scale, exp_on_negative_values(scaled)), exponent);
-        v = tvmd_cmsis_min(tvmd_cmsis_max(unsat + out_min, out_min), out_max);
+        v = output_value(exp_on_negative_values(scaled), shifted_scale, exponent, out_min, out_max);
       }
-      if (out_bits == 16) {
-        ((int16_t*)output)[(size_t)r * (size_t)depth + (size_t)c] = (int16_t)v;
-      } else {
-        ((int8_t*)output)[(size_t)r * (size_t)depth + (size_t)c] = (int8_t)v;
-      }
+      store_value(output, (size_t)r * (size_t)depth + (size_t)c, out_bits, v);
     }
 #endif
   }
