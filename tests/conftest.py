@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import textwrap
 from pathlib import Path
@@ -13,6 +14,21 @@ import tvmdevice
 from tvmdevice.registry import Registry
 
 FIXTURE_PLUGINS = Path(__file__).parent / "fixtures" / "plugins"
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c_reaches_python():
+    """Ctrl-C tests need SIGINT to raise KeyboardInterrupt, as in a terminal.  A process started in the
+    background of a non-interactive shell inherits SIGINT *ignored* (and so would its probe children), so
+    there the test gets Python's own handler for its duration; any other handler is left alone."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @pytest.fixture(scope="session")
