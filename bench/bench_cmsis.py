@@ -291,11 +291,13 @@ def write_readme(path: Path, table: str) -> None:
 
 
 def main() -> int:
+    from tvmdevice_cmsis import _kernels
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=11, help="samples per measurement (median reported)")
     parser.add_argument("--min-time", type=float, default=0.2, help="seconds per sample")
     parser.add_argument("--only", choices=("models", "ops"), help="only the shared models, or only the built ones")
-    parser.add_argument("--simd-level", choices=("portable", "avx2", "avx512"),
+    parser.add_argument("--simd-level", choices=_kernels.SIMD_LEVELS,
                         help="measure tvmdevice on this cmsis-nn SIMD level only (default: every level the CPU runs)")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--readme", type=Path, help="write the table into this README between its markers")
