@@ -24,9 +24,9 @@ from .hookspecs import hookimpl
 from .memory import copy_host, host_heap
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .aot.ir import Graph, Operator
     from .device import Device
     from .device_type import DeviceType
+    from .ir import Graph, Operator
     from .ops import OpData
 
 WORKSPACE_ALIGNMENT = 64

@@ -46,10 +46,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover - imports for annotations only
-    from .aot.ir import Graph, Operator
     from .device import Device
     from .device_type import DeviceType
     from .export import DeviceSources
+    from .ir import Graph, Operator
     from .kernel import PreparedCall
     from .ops import OpData
 

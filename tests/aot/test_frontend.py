@@ -14,8 +14,8 @@ from tvmdevice import ops
 from tvmdevice.aot.builder import ModelBuilder, OperatorSpec, demo_model, serialize, single_op_model
 from tvmdevice.aot.frontend import ModelFormatError, UnsupportedOperatorError, load_model, load_tflite
 from tvmdevice.aot.frontend.tflite import MAX_TOTAL_TENSOR_BYTES
-from tvmdevice.aot.ir import ABSENT, Graph
 from tvmdevice.errors import ModelError, PlacementError, Refusal
+from tvmdevice.ir import ABSENT, Graph
 
 # From ../shared/models/README.md: operators and boundary shapes per model.
 REAL_MODELS = {

@@ -13,7 +13,7 @@ import tflite
 import tvmdevice
 from tvmdevice.aot.builder import ModelBuilder
 from tvmdevice.aot.frontend import ModelFormatError, load_tflite
-from tvmdevice.aot.ir import ABSENT
+from tvmdevice.ir import ABSENT
 from tvmdevice.testing.oracle import tflm_run
 
 pytest.importorskip("tflite_micro.python.tflite_micro.runtime")

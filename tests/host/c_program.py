@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tvmdevice.aot.ir import ABSENT
 from tvmdevice.host.kernel_table import KERNEL_BY_NAME
+from tvmdevice.ir import ABSENT
 
 _C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t", np.dtype(np.int32): "int32_t",
             np.dtype(np.int64): "int64_t", np.dtype(np.float32): "float"}

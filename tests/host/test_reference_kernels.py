@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from tvmdevice import ops
 from tvmdevice.aot.builder import ModelBuilder, demo_model, single_op_model
 from tvmdevice.aot.frontend import ModelFormatError, load_tflite
-from tvmdevice.aot.ir import Graph, Operator, Quantization
 from tvmdevice.errors import KernelError, Refusal
 from tvmdevice.host import kernels
 from tvmdevice.host.kernels import _fixedpoint as fp
+from tvmdevice.ir import Graph, Operator, Quantization
 
 EXAMPLES = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -11,8 +11,8 @@ import pytest
 from tvmdevice import ops
 from tvmdevice.aot.builder import single_op_model
 from tvmdevice.aot.frontend import load_tflite
-from tvmdevice.aot.ir import Operator, Quantization
 from tvmdevice.errors import InvalidArgumentError, ModelFormatError, NotSupportedError, Refusal
+from tvmdevice.ir import Operator, Quantization
 
 
 def graph_of(op_type: str, **params):

@@ -19,10 +19,10 @@ import numpy as np
 from .._abi import kernel_info
 from ..binding import plugin_function
 from ..errors import KernelError, TVMDeviceError, error_for_status
+from ..ir import ABSENT
 from ..kernel import is_c_kernel
 from ..memory import address_of, aligned_empty
 from ._runloop import RunLoop
-from .ir import ABSENT
 from .memory_plan import tensor_key
 from .schedule import HOST, SCRATCH, CopyStep, KernelStep
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from ..device_type import MemoryKind
+from ..ir import Graph
 from ..kernel import PreparedCall
 from ..target import Target
-from .ir import Graph
 from .memory_plan import MemoryPlan, plan_memory
 from .placement import Placement, place
 from .schedule import HOST, Schedule, build_schedule

@@ -36,8 +36,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ..ir import Graph, Operator
 from ..ops import ConvData, PadData
-from .ir import Graph, Operator
 
 __all__ = ["PadFold", "CONV_TYPES", "readers", "candidate", "folded_operator", "folded_op_data"]
 

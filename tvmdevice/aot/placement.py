@@ -42,9 +42,9 @@ from ..kernel import PreparedCall, is_c_kernel
 from .fold import PadFold, candidate, folded_op_data, folded_operator, readers
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..ir import Graph, Operator
     from ..registry import Registry
     from ..target import Target, TargetEntry
-    from .ir import Graph, Operator
 
 __all__ = ["OpPlacement", "Placement", "place", "aligned_bytes", "is_view", "VIEW", "FOLDED", "VIEW_TYPES",
            "BLOCK_ALIGNMENT"]

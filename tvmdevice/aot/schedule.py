@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
 from ..device_type import MemoryKind
-from .ir import ABSENT
+from ..ir import ABSENT
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..ir import Graph
     from ..target import Target, TargetEntry
-    from .ir import Graph
     from .placement import Placement
 
 __all__ = ["HOST", "KernelStep", "CopyStep", "Step", "Schedule", "BufferUse", "BufferKey", "build_schedule",

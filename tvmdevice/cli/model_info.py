@@ -21,7 +21,7 @@ from .inputs import graph_specs
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..aot.compiler import CompiledModule
-    from ..aot.ir import Graph, Operator
+    from ..ir import Graph, Operator
 
 __all__ = ["macs", "model_info", "format_info"]
 

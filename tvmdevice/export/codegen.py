@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._abi import kernel_info
-from ..aot.ir import ABSENT
 from ..aot.memory_plan import tensor_key
 from ..aot.schedule import HOST, SCRATCH, CopyStep, KernelStep
 from ..headers import model_c_name
+from ..ir import ABSENT
 from ..kernel import is_c_kernel
 from ..params import ParamsStruct
 from .carrays import c_array, c_type

@@ -16,7 +16,7 @@ from tvmdevice.ops.mean import MeanData
 from tvmdevice.ops.reduce import ReduceMaxData
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tvmdevice.aot.ir import Graph, Operator
+    from tvmdevice.ir import Graph, Operator
 
 __all__ = ["PLANS"]
 

@@ -23,7 +23,7 @@ from tvmdevice.kernel import PreparedCall
 from tvmdevice.params import ParamsStruct
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tvmdevice.aot.ir import Graph, Operator
+    from tvmdevice.ir import Graph, Operator
 
 __all__ = ["prepare", "OPERATORS"]
 

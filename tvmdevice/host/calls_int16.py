@@ -14,7 +14,7 @@ from tvmdevice import ops
 from tvmdevice.host.kernel_table import INT16_KERNELS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tvmdevice.aot.ir import Graph, Operator
+    from tvmdevice.ir import Graph, Operator
 
 __all__ = ["PLANS"]
 

@@ -25,9 +25,9 @@ from .kernel_table import INT16_OPERATORS
 from .shape_layouts import SHAPE_OPERATORS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aot.ir import Graph, Operator
     from ..device import Device
     from ..export import DeviceSources
+    from ..ir import Graph, Operator
     from ..kernel import PreparedCall
     from ..ops import OpData
 

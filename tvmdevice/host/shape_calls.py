@@ -16,7 +16,7 @@ from tvmdevice.host.shape_layouts import COPY_DIMS, SHAPE_PAD_DIMS
 from tvmdevice.ops._checks import readonly
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tvmdevice.aot.ir import Graph, Operator
+    from tvmdevice.ir import Graph, Operator
 
 __all__ = ["PLANS", "join", "pad_any"]
 

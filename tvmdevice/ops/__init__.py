@@ -18,8 +18,8 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Callable, Mapping, TypeVar
 
-from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.errors import ModelFormatError, Refusal, TVMDeviceError
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import (
     _checks,
     activations,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, ClassVar
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tvmdevice.aot.ir import Graph, Operator
+    from tvmdevice.ir import Graph, Operator
 
 __all__ = ["OpData", "Operand", "Signature", "OpDef", "INT8", "INT16", "INT32", "INT64", "FLOAT32", "SHAPE_TYPES",
            "kernel_key"]
@@ -66,7 +66,7 @@ class Signature:
 
     :ivar inputs: input operands in order; with ``variadic`` the first one repeats.
     :ivar outputs: output operands.
-    :ivar options: the option names of :attr:`tvmdevice.aot.ir.Operator.options`.
+    :ivar options: the option names of :attr:`tvmdevice.ir.Operator.options`.
     :ivar variadic: any number (at least one) of inputs, each like ``inputs[0]``.
     :ivar variadic_outputs: any number (at least one) of outputs, each like ``outputs[0]``
         (SPLIT, SPLIT_V, UNPACK).

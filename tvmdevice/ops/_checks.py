@@ -15,8 +15,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from tvmdevice import quantization, windows
-from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.errors import ModelFormatError, Refusal
+from tvmdevice.ir import Graph, Operator, Tensor
 
 __all__ = [
     "INT32_MIN", "INT32_MAX", "MAX_ELEMENTS", "where", "malformed", "refuse", "count", "operands",

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from tvmdevice.aot.ir import Operator, Tensor
+from tvmdevice.ir import Operator, Tensor
 from tvmdevice.ops import _checks as c
 
 __all__ = ["INT8_16", "f32", "per_tensor", "state", "int64_requant_shift", "INT16_MIN", "INT16_MAX"]

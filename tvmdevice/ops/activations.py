@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tvmdevice.aot.ir import Graph, Operator, Tensor
+from tvmdevice.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops._base import INT8, OpData, Operand, Signature
 from tvmdevice.quantization import round_half_away

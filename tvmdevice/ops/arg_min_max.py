@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator, Tensor
+from tvmdevice.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops._base import INT8, INT32, SHAPE_TYPES, OpData, Operand, Signature
 

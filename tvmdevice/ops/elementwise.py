@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.errors import Refusal
+from tvmdevice.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops._base import INT8, OpData, Operand, Signature
 

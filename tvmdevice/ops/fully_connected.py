@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator, Tensor
+from tvmdevice.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops._base import INT8, INT32, OpData, Operand, Signature
 

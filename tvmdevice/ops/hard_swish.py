@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops._base import INT8, OpData, Operand, Signature
 from tvmdevice.ops.activations import _parts  # one input, one output of the same shape

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tvmdevice import quantization
-from tvmdevice.aot.ir import Graph, Operator, Tensor
+from tvmdevice.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops import _recurrent as r
 from tvmdevice.ops._base import INT8, OpData, Operand, Signature

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator, Tensor
+from tvmdevice.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops import _movement as mv
 from tvmdevice.ops._base import SHAPE_TYPES, OpData, Operand, Signature

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator, Tensor
+from tvmdevice.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops._base import INT8, OpData, Operand, Signature
 from tvmdevice.quantization import round_half_away

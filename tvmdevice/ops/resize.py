@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator, Tensor
+from tvmdevice.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops import _movement as m
 from tvmdevice.ops._base import INT8, INT32, OpData, Operand, Signature

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops._base import INT8, Operand, Signature
 from tvmdevice.ops._broadcast import BroadcastData, broadcast_operands, check_broadcast_rank

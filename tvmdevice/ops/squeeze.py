@@ -8,7 +8,7 @@ aliases it (no kernel); a constant's is copied by the host.
 
 from __future__ import annotations
 
-from tvmdevice.aot.ir import Graph, Operator, Tensor
+from tvmdevice.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops import _movement as m
 from tvmdevice.ops._base import INT32, SHAPE_TYPES, Operand, Signature

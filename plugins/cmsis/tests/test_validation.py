@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import tvmdevice
 from tvmdevice._abi import invoke_kernel
-from tvmdevice.aot.ir import Quantization
 from tvmdevice.errors import InvalidArgumentError, LifecycleError, ModelError, NotSupportedError
+from tvmdevice.ir import Quantization
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import analyze
 

@@ -49,7 +49,7 @@ from .params_s16 import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tvmdevice.aot.ir import Graph, Operator
+    from tvmdevice.ir import Graph, Operator
 
     from .ops._common import KernelPlan
 

@@ -29,8 +29,8 @@ from .kernel_table import ALL_KERNELS, KERNEL_BY_KIND, kernel_for, packing_for
 from .ops._common import BufferSpec, KernelPlan, call_buffers
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tvmdevice.aot.ir import Graph, Operator
     from tvmdevice.device import Device
+    from tvmdevice.ir import Graph, Operator
 
 __all__ = ["KernelParams", "prepare", "run", "check_buffers", "check_device", "SCRATCH_ALIGNMENT"]
 

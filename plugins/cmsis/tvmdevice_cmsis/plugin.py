@@ -27,9 +27,9 @@ from tvmdevice.plugin_support import c_lifecycle
 from .device import API_VERSION, DEVICE_TYPE
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tvmdevice.aot.ir import Graph, Operator
     from tvmdevice.device import Device
     from tvmdevice.export import DeviceSources
+    from tvmdevice.ir import Graph, Operator
     from tvmdevice.kernel import PreparedCall
     from tvmdevice.ops import OpData
 

@@ -25,8 +25,8 @@ from tvmdevice.ops import analyze
 from .kernels import SCRATCH_ALIGNMENT, check_buffers, check_device, prepare
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tvmdevice.aot.ir import Graph
     from tvmdevice.device import Device
+    from tvmdevice.ir import Graph
 
 __all__ = ["GraphRunner"]
 

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 from tvmdevice._abi import invoke_kernel
-from tvmdevice.aot.ir import ABSENT, Graph, Operator
 from tvmdevice.errors import error_for_status
+from tvmdevice.ir import ABSENT, Graph, Operator
 from tvmdevice.ops import analyze
 
 

@@ -28,8 +28,8 @@ import tvmdevice
 from tvmdevice import firmware
 from tvmdevice.aot.builder import ModelBuilder, single_op_model
 from tvmdevice.aot.frontend import load_tflite
-from tvmdevice.aot.ir import ABSENT
 from tvmdevice.export import EXPORT_CPUS, DeviceSources
+from tvmdevice.ir import ABSENT
 
 import tvmdevice_woofles
 from tvmdevice_woofles import export

@@ -37,10 +37,10 @@ from .device import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tvmdevice.aot.ir import Graph, Operator
     from tvmdevice.device import Device
     from tvmdevice.device_type import DeviceType
     from tvmdevice.export import DeviceSources
+    from tvmdevice.ir import Graph, Operator
     from tvmdevice.kernel import PreparedCall
     from tvmdevice.ops import OpData
 

@@ -1,4 +1,4 @@
-"""Model frontends: files in, :class:`tvmdevice.aot.ir.Graph` out.
+"""Model frontends: files in, :class:`tvmdevice.ir.Graph` out.
 
 Only TFLite flatbuffers (int8, single subgraph) are supported today;
 :func:`load_model` dispatches on the file suffix so more formats can join.
@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tvmdevice.aot.frontend.tflite import load_tflite
-from tvmdevice.aot.ir import Graph
 from tvmdevice.errors import ModelFormatError, UnsupportedOperatorError
+from tvmdevice.ir import Graph
 
 __all__ = ["load_model", "load_tflite", "ModelFormatError", "UnsupportedOperatorError"]
 

@@ -1,6 +1,6 @@
 """TFLite schema facts the frontend needs: operator codes, tensor types,
 operator signatures and the decoding of builtin options into the IR's
-option dictionaries (names as in :mod:`tvmdevice.aot.ir`).
+option dictionaries (names as in :mod:`tvmdevice.ir`).
 
 Only the generated readers of the ``tflite`` package touch the flatbuffer;
 this module maps what they return to plain Python values.

@@ -1,4 +1,4 @@
-"""TFLite flatbuffer -> :class:`tvmdevice.aot.ir.Graph`.
+"""TFLite flatbuffer -> :class:`tvmdevice.ir.Graph`.
 
 The flatbuffer is read only through the generated readers of the ``tflite``
 package, each table through a bounds-checked view (:mod:`._bounds`): an
@@ -26,8 +26,8 @@ import tflite
 from tvmdevice import ops
 from tvmdevice.aot.frontend import _schema
 from tvmdevice.aot.frontend._bounds import checked
-from tvmdevice.aot.ir import ABSENT, Graph, Operator, Quantization, Tensor
 from tvmdevice.errors import InvalidArgumentError, ModelFormatError, UnsupportedOperatorError
+from tvmdevice.ir import ABSENT, Graph, Operator, Quantization, Tensor
 
 __all__ = ["load_tflite", "tensor_bytes_limit", "MAX_TOTAL_TENSOR_BYTES", "MAX_RANK", "MAX_TENSOR_BYTES_ENV"]
 

@@ -23,7 +23,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tvmdevice import ops
-from tvmdevice.aot.ir import ABSENT, Graph, Operator
 from tvmdevice.errors import Refusal
 from tvmdevice.host.kernels import (
     activations,
@@ -39,6 +38,7 @@ from tvmdevice.host.kernels import (
     shape,
     softmax,
 )
+from tvmdevice.ir import ABSENT, Graph, Operator
 from tvmdevice.kernel import PreparedCall
 
 __all__ = ["SUPPORTED", "prepare", "run_graph"]

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import elementwise as _elementwise
 from tvmdevice.ops._base import INT16, INT64, OpData, OpDef, Operand
 from tvmdevice.ops.int16 import activations, conv, elementwise, pooling, quantize, softmax

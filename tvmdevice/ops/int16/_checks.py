@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tvmdevice.aot.ir import Operator, Tensor
+from tvmdevice.ir import Operator, Tensor
 from tvmdevice.ops import _checks as c
 
 __all__ = ["INT16_MIN", "INT16_MAX", "dtype_name", "is_int16", "per_tensor", "symmetric", "activation_range16"]

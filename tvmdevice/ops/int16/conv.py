@@ -23,7 +23,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator, Tensor
+from tvmdevice.ir import Graph, Operator, Tensor
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops import conv as base_conv
 from tvmdevice.ops import fully_connected as base_fc

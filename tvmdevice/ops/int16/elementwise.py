@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops import elementwise as base
 from tvmdevice.ops._base import INT8, INT16, Operand, Signature

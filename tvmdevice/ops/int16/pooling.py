@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops import pooling as base
 from tvmdevice.ops.int16 import _checks as c16

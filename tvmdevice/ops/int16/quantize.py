@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops import quantize as base
 from tvmdevice.ops.int16 import _checks as c16

@@ -19,7 +19,7 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import _checks as c
 from tvmdevice.ops import softmax as base
 from tvmdevice.ops._base import OpData

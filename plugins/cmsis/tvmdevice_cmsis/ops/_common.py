@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from tvmdevice.aot.ir import Graph, Operator, Tensor
 from tvmdevice.errors import Refusal
+from tvmdevice.ir import Graph, Operator, Tensor
 from tvmdevice.ops import OPERATORS
 
 from ..kernel_table import GEMM_COLS, GEMV_COLS, GEMV_DEPTH, GEMV_PANEL, NB

@@ -11,8 +11,8 @@ batch's output (its ``_get_buffer_size``) and the int32 coordinate bound.
 
 from __future__ import annotations
 
-from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.errors import Refusal
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops.batch_matmul import BatchMatMulData
 from tvmdevice.ops.minmax import MinMaxData
 from tvmdevice.ops.transpose_conv import TransposeConvData

@@ -17,7 +17,7 @@ and shift when per-tensor).
 from __future__ import annotations
 
 import numpy as np
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import ConvData
 
 from ..kernel_table import GEMM_COLS

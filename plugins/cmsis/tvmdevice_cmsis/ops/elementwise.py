@@ -10,7 +10,7 @@ shapes and scalar operands run as one flat loop; other shapes walk up to
 from __future__ import annotations
 
 import numpy as np
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import ElementwiseData
 
 from ..kernel_table import MAX_DIMS

@@ -26,7 +26,7 @@ goes).
 from __future__ import annotations
 
 import numpy as np
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import FullyConnectedData
 
 from ..kernel_table import GEMM_COLS, GEMV_COLS, GEMV_DEPTH

@@ -16,7 +16,7 @@ int32 coordinate bound of the window walk is.
 
 from __future__ import annotations
 
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops.int16.conv import Conv16Data, FullyConnected16Data
 
 from . import _common as c

@@ -9,8 +9,8 @@ elements of 1 or 2 bytes (arm_transpose_s8 / _s16; the layer moves int8 and int1
 
 from __future__ import annotations
 
-from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.errors import Refusal
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops.strided import CopyData
 
 from ..params_s16 import TRANSPOSE_DIMS

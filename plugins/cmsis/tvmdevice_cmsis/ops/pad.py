@@ -9,8 +9,8 @@ int16 is the same walk over 2-byte values (TFLM's reference pad takes both).
 
 from __future__ import annotations
 
-from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.errors import Refusal
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import PadData
 
 from ..kernel_table import PAD_DIMS

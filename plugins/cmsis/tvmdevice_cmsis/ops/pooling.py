@@ -8,8 +8,8 @@ coordinate bound.
 
 from __future__ import annotations
 
-from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.errors import Refusal
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import PoolData
 
 from . import _common as c

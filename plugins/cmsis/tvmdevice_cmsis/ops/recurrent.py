@@ -25,7 +25,7 @@ the int64 biases are read in place.  Scratch: TFLM's four int16 gate buffers.
 from __future__ import annotations
 
 import numpy as np
-from tvmdevice.aot.ir import Graph, Operator
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops.lstm import BIASES, INPUT_WEIGHTS, RECURRENT_WEIGHTS, LstmData
 from tvmdevice.ops.svdf import SvdfData
 

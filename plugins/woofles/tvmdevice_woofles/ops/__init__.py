@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tvmdevice.aot.ir import Graph, Operator
 from tvmdevice.errors import Refusal
+from tvmdevice.ir import Graph, Operator
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import OpData, analyze
 from tvmdevice.params import ParamsStruct

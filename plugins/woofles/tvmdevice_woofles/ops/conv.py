@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tvmdevice.aot.ir import Operator
+from tvmdevice.ir import Operator
 from tvmdevice.ops import ConvData
 from tvmdevice.params import ParamsStruct
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tvmdevice.aot.ir import ABSENT, Graph, Operator
 from tvmdevice.errors import Refusal
+from tvmdevice.ir import ABSENT, Graph, Operator
 
 __all__ = ["ALLOC_ALIGNMENT", "check_limit", "check_fits_sram", "check_int16", "check_accumulator", "HALF_RATE"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tvmdevice.aot.ir import Operator
 from tvmdevice.errors import Refusal
+from tvmdevice.ir import Operator
 from tvmdevice.ops.minmax import MinMaxData
 from tvmdevice.params import ParamsStruct
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tvmdevice.aot.ir import Operator
 from tvmdevice.errors import Refusal
+from tvmdevice.ir import Operator
 from tvmdevice.ops import PoolData
 from tvmdevice.params import ParamsStruct
 

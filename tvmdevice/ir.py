@@ -1,7 +1,8 @@
-"""The model IR the AOT layer works on: tensors, quantization, operators, graph.
+"""The model IR: tensors, quantization, operators, graph — the lowest layer.
 
-Frontends (``tvmdevice.aot.frontend``) build it; placement, planning and the
-executor read it.  It is deliberately plain data: no behaviour beyond small
+Frontends (``tvmdevice.aot.frontend``) build it; the operator layer
+(``tvmdevice.ops``) validates it and computes op data from it; placement,
+planning and the executor read it.  It is deliberately plain data: no behaviour beyond small
 derived properties, so every later stage can be checked against it.
 
 Operator ``type`` strings are TFLite builtin operator names (``"CONV_2D"``).
