@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+# first: refuses, in one line, a copy of the package whose C extensions were never built
+from . import _built  # noqa: F401
 from .attrs import DeviceAttrKind
 from .device import Device
 from .device_type import PLUGIN_API_VERSION, DeviceType, MemoryKind
