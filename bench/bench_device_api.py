@@ -6,7 +6,7 @@ Reports, side by side:
   * a plain Python method call returning an attribute (the floor),
   * the same hook called through pluggy (what trace mode costs),
 and ``import tvmdevice`` + discovery of the installed plugins, in a fresh
-interpreter.  Targets (issue 2): bound <= 3x plain; import + discovery < 100 ms.
+interpreter.  Targets: bound <= 3x plain; import + discovery < 100 ms.
 
     python bench/bench_device_api.py [--repeat 7] [--json out.json]
 """

@@ -9,7 +9,7 @@ A graph of many tiny operators, so that the time is dispatch, not compute:
     kernels through the same run loop), timed per operator over a whole run
     (activate and deactivate included).
 
-Target (issue 3): under 1 us per operator on the C path.
+Target: under 1 us per operator on the C path.
 
     python bench/bench_dispatch.py [--ops 500] [--repeat 7]
 """

@@ -35,7 +35,7 @@ from tvmdevice.export.run import build_export
 from tvmdevice.testing.oracle import tflm_run
 
 CPUS = ("cortex-m55", "cortex-m4", "cortex-m3")
-# ANCHOR, TARGET_RATIO, KERNEL_CODE_LIMIT: issue 15's figures, kept once in tvmdevice_cmsis.mcu_anchor.
+# ANCHOR, TARGET_RATIO, KERNEL_CODE_LIMIT: the anchor's figures, kept once in tvmdevice_cmsis.mcu_anchor.
 
 
 def target_for(cpu: str) -> str:
@@ -225,7 +225,7 @@ def operator_table(rows: list[dict], cpus: tuple[str, ...]) -> str:
 
 
 def missed_targets(rows: list[dict]) -> list[str]:
-    """What misses issue 15's targets: instructions over 1.25× the anchor on M55/M4, kernel code over 32 KB."""
+    """What misses the targets: instructions over 1.25× the anchor on M55/M4, kernel code over 32 KB."""
     missed = []
     for r in rows:
         if r["anchor"] and r["instructions"] > TARGET_RATIO * r["anchor"]:

@@ -19,7 +19,7 @@ SIMD features are printed first (the kernels pick their path at run time).
 tvmdevice's output is checked bit for bit against tflite-micro's (LiteRT's
 XNNPACK is not bit-exact with TFLM and is not compared).
 
-Target (issue 13): hello_world's full run at most tflite-micro's (ratio <= 1).
+Target: hello_world's full run at most tflite-micro's (ratio <= 1).
 
     python bench/bench_runpath.py [--rounds 21] [--round-time 0.02] [--batch 512] [--json out.json]
 """

@@ -12,7 +12,7 @@ operators it runs go to the simulated NPU, with host<->SRAM copies around them) 
   executor's binder is given no C copy call;
 * **cmsis-nn, c** — the host kernels alone.
 
-Outputs are checked equal between the three.  Target (issue 13): woofles-first <= 5x cmsis-nn, c.
+Outputs are checked equal between the three.  Target: woofles-first <= 5x cmsis-nn, c.
 
     python bench/bench_woofles_runpath.py [--rounds 15] [--round-time 0.02] [--models kws_dscnn_int8 ...]
 """

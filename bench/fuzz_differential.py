@@ -1,6 +1,6 @@
 """Differential fuzzer: tvmdevice against tflite-micro on mutated model files.
 
-Not a CI test: a tool for long campaigns (issue 11).  Each case is a model
+Not a CI test: a tool for long campaigns.  Each case is a model
 file made from a seed model (the shared models in ``$TVMDEVICE_MODELS_DIR``
 and models made by ``tvmdevice.aot.builder``) by a byte-level mutation
 (flip / overwrite / insert / truncate, weighted toward the flatbuffer's
@@ -453,7 +453,7 @@ def _tvm_case(data: bytes, targets: list[str], seed: int) -> dict[str, Any]:
             result["targets"][target] = {"ok": False, "class": cls, "message": str(e)[:300]}
         except MemoryError as e:
             # Under RLIMIT_AS: the model asked for more memory than the limit
-            # before any check bounded it (issue 11 asks for such a bound).
+            # before any check bounded it (a campaign needs such a bound).
             result["targets"][target] = {"ok": False, "class": f"memory-error:{stage}",
                                          "message": "".join(traceback.format_exception(e))[-1500:]}
         except Exception as e:  # noqa: BLE001 - a raw exception is a finding

@@ -1,4 +1,4 @@
-"""The importer tolerates what tflite-micro tolerates (issue 12, point 2).
+"""The importer tolerates what tflite-micro tolerates.
 
 Each rule is written where the frontend checks it; each test builds a model
 that tflite-micro accepts and runs, and holds tvmdevice to the same outputs.

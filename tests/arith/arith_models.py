@@ -1,4 +1,4 @@
-"""The models of the arithmetic and activation operator tests (issue 12): one builder case per
+"""The models of the arithmetic and activation operator tests: one builder case per
 operator and option combination, each a function of a seed returning TFLite bytes."""
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ for _key in CASES:
 
 
 def elementwise_chain(seed: int = 0) -> bytes:
-    """Every element-wise operator of issue 12 in one model (two inputs, broadcasting)."""
+    """Every arithmetic element-wise operator in one model (two inputs, broadcasting)."""
     b = ModelBuilder(name="arith_elementwise", seed=seed)
     x = b.input((1, 4, 4, 3), 0.05, 2)
     y = b.input((1, 1, 1, 3), 0.05, 2)

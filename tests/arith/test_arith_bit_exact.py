@@ -1,4 +1,4 @@
-"""Issue 12's arithmetic, activation and reduction operators, every option combination of
+"""The arithmetic, activation and reduction operators, every option combination of
 :mod:`arith_models`, on every installed device that claims the operator: every output bit-exact
 with tflite-micro, and the numpy oracle (:mod:`tvmdevice.host.kernels`) too."""
 

@@ -1,4 +1,4 @@
-"""Issue 12's operators through the C export: the chained models of :mod:`arith_models` exported for
+"""The arithmetic and activation operators through the C export: the chained models of :mod:`arith_models` exported for
 each target, built and run on the host and on Cortex-M55 (QEMU), equal to tflite-micro and the
 Python executor bit for bit.  Marked ``export``."""
 

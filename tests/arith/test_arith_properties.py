@@ -1,4 +1,4 @@
-"""Property tests of issue 12's operators on the host device ``c``: random shapes, quantization and
+"""Property tests of the arithmetic and activation operators on the host device ``c``: random shapes, quantization and
 options drawn by hypothesis, every output bit-exact with tflite-micro."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every problem a user can cause ends in one line on stderr, exit 1, and says what to do (issue 14, point 1)."""
+"""Every problem a user can cause ends in one line on stderr, exit 1,, and says what to do."""
 
 from __future__ import annotations
 

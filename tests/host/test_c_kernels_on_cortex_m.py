@@ -76,7 +76,7 @@ def every_kernel_model() -> bytes:
 
 
 def _issue_12_kernels(b: ModelBuilder, x) -> None:
-    """The arithmetic, activation and reduction kernels of issue 12, as extra outputs."""
+    """The arithmetic, activation and reduction kernels, as extra outputs."""
     r = b.relu(b.minimum(b.maximum(x, b.relu6(x)), x), out_scale=0.04, out_zero_point=-128)
     r = b.prelu(b.hard_swish(b.leaky_relu(r, alpha=0.3), out_scale=0.04, out_zero_point=-20))
     r = b.squared_difference(r, x, out_scale=0.01, out_zero_point=-128)

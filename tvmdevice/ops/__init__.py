@@ -94,7 +94,7 @@ OPERATORS: Mapping[str, OpDef] = MappingProxyType(int16.widen({
     "DEQUANTIZE": OpDef(quantize.DEQUANTIZE_SIGNATURE, quantize.validate, quantize.analyze),
     "LOGISTIC": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
     "TANH": OpDef(activations.SIGNATURE, activations.validate, activations.analyze),
-    # arithmetic and activations (issue 12)
+    # arithmetic and activations
     "MAXIMUM": OpDef(minmax.SIGNATURE, minmax.validate, minmax.analyze),
     "MINIMUM": OpDef(minmax.SIGNATURE, minmax.validate, minmax.analyze),
     "SQUARED_DIFFERENCE": OpDef(squared_difference.SIGNATURE, squared_difference.validate,

@@ -190,9 +190,9 @@ def test_one_kernel_in_firmware_gives_the_python_executor_s_bytes(tmp_path, cpu,
     assert got == expected, f"{operator} on {cpu}: {sum(a != b for a, b in zip(got, expected))} bytes differ"
 
 
-# The int16x8 kernels and TRANSPOSE (issue 12): one kernel serves every packing.
+# The int16x8 kernels and TRANSPOSE: one kernel serves every packing.
 I16 = {"input_dtype": "int16", "input_scale": 0.0005}
-ISSUE12_OPERATORS = {
+INT16_AND_TRANSPOSE_OPERATORS = {
     "conv_s16": ("CONV_2D", dict(I16, input_shape=(1, 7, 6, 4), filters=6, kernel=3, groups=2, padding="SAME",
                                  activation="RELU")),
     "depthwise_conv_s16": ("DEPTHWISE_CONV_2D", dict(I16, input_shape=(1, 6, 5, 3), kernel=3, depth_multiplier=2,
@@ -209,11 +209,11 @@ ISSUE12_OPERATORS = {
 }
 
 
-@pytest.mark.parametrize("operator", list(ISSUE12_OPERATORS))
+@pytest.mark.parametrize("operator", list(INT16_AND_TRANSPOSE_OPERATORS))
 @pytest.mark.parametrize("cpu", ["host", "cortex-m55", "cortex-m4", "cortex-m3"])
-def test_issue12_kernel_in_firmware_gives_the_python_executor_s_bytes(tmp_path, cpu, operator):
+def test_int16_or_transpose_kernel_in_firmware_gives_the_python_executor_s_bytes(tmp_path, cpu, operator):
     _require(cpu)
-    op_type, params = ISSUE12_OPERATORS[operator]
+    op_type, params = INT16_AND_TRANSPOSE_OPERATORS[operator]
     _, graph = single(op_type, **params)
     call = kernels.prepare(graph, graph.operators[0], mcpu=OPTIONS["mcpu"])
     assert call.name == f"tvmd_cmsis_{operator}"

@@ -4,7 +4,7 @@ Each shared model is compiled with its weights packed for the CPU
 (``cmsis-nn -mcpu=<cpu>, c``), exported, built and run under QEMU: the
 outputs must equal tflite-micro's on Cortex-M55 (Helium path), M4 (DSP path)
 and M3 (plain C), and one warm inference's executed instructions (QEMU counts
-them deterministically) must stay within issue 15's bound of the TFLM +
+them deterministically) must stay within the anchor's bound of the TFLM +
 CMSIS-NN anchor on M55 and M4 (:mod:`tvmdevice_cmsis.mcu_anchor`, the same
 figures ``bench/bench_mcu.py`` reports against).  The planned RAM stays within
 TFLM's arena.  Skipped without ``TVMDEVICE_MODELS_DIR`` or the ARM tools.

@@ -332,12 +332,12 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("mul", "MUL", ELEMENTWISE_PARAMS, "elementwise.prepare", packing=None),
     Kernel("pad", "PAD", PAD_PARAMS, "pad.prepare", packing=None, suffix=""),
     Kernel("padv2", "PADV2", PAD_PARAMS, "pad.prepare", packing=None, suffix=""),
-    # issue 12 (ops/arith.py): operands read in place, so one kernel serves both packings
+    # arithmetic (ops/arith.py): operands read in place, so one kernel serves both packings
     Kernel("maximum", "MAXIMUM", MINMAX_PARAMS, "arith.prepare_minmax", packing=None),
     Kernel("minimum", "MINIMUM", MINMAX_PARAMS, "arith.prepare_minmax", packing=None),
     Kernel("transpose_conv", "TRANSPOSE_CONV", TRANSPOSE_CONV_PARAMS, "arith.prepare_transpose_conv", packing=None),
     Kernel("batch_matmul", "BATCH_MATMUL", BATCH_MATMUL_PARAMS, "arith.prepare_batch_matmul", packing=None),
-    # issue 12: CMSIS-NN's int16x8 kernels (ops/int16.py), the operands read in place
+    # CMSIS-NN's int16x8 kernels (ops/int16.py), the operands read in place
     *(Kernel(kind, op_type, layout, prepare, packing=None, variant=variant, suffix="") for kind, op_type, layout,
       prepare, variant in (
         ("conv_s16", "CONV_2D", CONV_S16_PARAMS, "int16.prepare_conv", "int16"),
@@ -355,7 +355,7 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("svdf", "SVDF", SVDF_PARAMS, "recurrent.prepare_svdf", packing=None),
     Kernel("lstm_unidirectional", "UNIDIRECTIONAL_SEQUENCE_LSTM", LSTM_PARAMS, "recurrent.prepare_lstm",
            packing=None, suffix=""),
-    # issue 13: SUB int8, ADD's requantized walk with input 2 subtracted (CMSIS-NN has no SUB)
+    # SUB int8, ADD's requantized walk with input 2 subtracted (CMSIS-NN has no SUB)
     Kernel("sub", "SUB", ELEMENTWISE_PARAMS, "elementwise.prepare", packing=None),
 )
 #: The ``m-profile`` variants of the weighted kernels (tags after :data:`KERNELS`').

@@ -1,4 +1,4 @@
-"""Params structs of cmsis-nn's int16x8 kernels, TRANSPOSE, SVDF and LSTM (issue 12).
+"""Params structs of cmsis-nn's int16x8 kernels, TRANSPOSE, SVDF and LSTM.
 
 CMSIS-NN's s16 kernels (``arm_convolve_s16``, ``arm_depthwise_conv_s16``,
 ``arm_fully_connected_s16``, ``arm_softmax_s16``...) take their int16

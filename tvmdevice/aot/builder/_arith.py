@@ -1,4 +1,4 @@
-"""Builder methods for the arithmetic, activation and reduction operators of issue 12
+"""Builder methods for the arithmetic, activation and reduction operators
 (mixed into :class:`tvmdevice.aot.builder.ModelBuilder`).
 
 Output quantization follows what the TFLite converter writes where the

@@ -53,7 +53,7 @@ class ModelBuilder(LayersMixin, ShapeMixin, ArithMixin, RecurrentMixin):
 
     Convolutions and dense layers are defined here; pooling, element-wise,
     shape and quantization operators come from :class:`LayersMixin`; the
-    arithmetic, activation and reduction operators of issue 12 from :class:`ArithMixin`.
+    arithmetic, activation and reduction operators from :class:`ArithMixin`.
     """
 
     def __init__(self, name: str = "main", seed: int = 0, rng: np.random.Generator | None = None) -> None:

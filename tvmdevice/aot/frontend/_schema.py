@@ -218,7 +218,7 @@ _DECODERS: dict[str, tuple[int, type, Callable[[Any], dict[str, Any]], bool]] = 
     "MEAN": (tflite.BuiltinOptions.ReducerOptions, tflite.ReducerOptions,
              lambda o: {"keep_dims": bool(o.KeepDims())}, False),
     **_shape_options.DECODERS,
-    # arithmetic and activations (issue 12)
+    # arithmetic and activations
     "SUM": (tflite.BuiltinOptions.ReducerOptions, tflite.ReducerOptions,
             lambda o: {"keep_dims": bool(o.KeepDims())}, False),
     "REDUCE_MAX": (tflite.BuiltinOptions.ReducerOptions, tflite.ReducerOptions,

@@ -1,4 +1,4 @@
-"""The kernels contract's parameter space for the operators of issue 12 (merged into
+"""The kernels contract's parameter space for the arithmetic and activation operators (merged into
 :data:`tvmdevice.testing.contracts.kernel_space.STRATEGIES`).
 
 Each function draws :func:`tvmdevice.aot.builder.single_op_model` keyword
