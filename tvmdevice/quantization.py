@@ -16,6 +16,7 @@ __all__ = [
     "quantize_multiplier",
     "quantize_multipliers",
     "activation_range",
+    "ActivationBoundOverflow",
     "multiply_by_quantized_multiplier",
 ]
 
@@ -60,11 +61,23 @@ def quantize_multipliers(real_multipliers: np.ndarray) -> tuple[np.ndarray, np.n
 _ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
 
 
+class ActivationBoundOverflow(ValueError):
+    """A fused activation's bound, quantized, falls outside int32: TFLM refuses the operator."""
+
+    def __init__(self, activation: str, bound: float, steps: float, scale: float) -> None:
+        super().__init__(f"output scale {scale:g} puts the {activation} bound {bound:g} at {steps:.3g} steps, "
+                         "outside int32: tflite-micro's CalculateActivationRangeQuantized refuses it "
+                         "(no_integer_overflow_from_quantization)")
+
+
 def activation_range(activation: str, scale: float, zero_point: int,
                      qmin: int = -128, qmax: int = 127) -> tuple[int, int]:
     """The quantized clamp TFLM applies for a fused activation.
 
     :param activation: one of "NONE", "RELU", "RELU6", "RELU_N1_TO_1".
+    :raises ActivationBoundOverflow: when a bound, divided by ``scale``, is outside int32 (TFLM's
+        Prepare fails there: its ``Quantize`` compares the rounded float32 quotient with int32's
+        limits as floats).
     :raises ValueError: for any other activation.
     """
     if activation not in _ACTIVATIONS:
@@ -72,7 +85,12 @@ def activation_range(activation: str, scale: float, zero_point: int,
 
     def q(x: float) -> int:
         # TFLM divides in float32 and rounds ties away from zero.
-        return zero_point + round_half_away(float(np.float32(x) / np.float32(scale)))
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            quotient = float(np.float32(x) / np.float32(scale))
+        # int32's limits as float32, as TFLM compares them (INT32_MAX becomes 2**31); inf and NaN fail too
+        if not (math.isfinite(quotient) and -(2.0**31) <= round_half_away(quotient) <= 2.0**31):
+            raise ActivationBoundOverflow(activation, x, quotient, scale)
+        return zero_point + round_half_away(quotient)
 
     if activation == "RELU":
         return max(qmin, q(0.0)), qmax

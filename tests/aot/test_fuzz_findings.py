@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +42,88 @@ def test_tflite_micro_refuses_it_too(name):
 
     with pytest.raises(RuntimeError):
         tflm_interpreter((FIXTURES / name).read_bytes())
+
+
+def _tflm_in_a_child(model: bytes, tmp_path: Path) -> subprocess.CompletedProcess[bytes]:
+    """tflite-micro loading ``model`` in a child process (some files kill the process that loads them)."""
+    path = tmp_path / "model.tflite"
+    path.write_bytes(model)
+    program = ("import sys; from tvmdevice.testing.oracle import tflm_interpreter; "
+               "tflm_interpreter(open(sys.argv[1], 'rb').read())")
+    return subprocess.run([sys.executable, "-c", program, str(path)], capture_output=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, f in FINDINGS.items() if f["tflm"] == "crashes"))
+def test_tflite_micro_crashes_on_it(name, tmp_path):
+    """Recorded as 'crashes': tflite-micro's process dies on the file."""
+    pytest.importorskip("tflite_micro", reason="pip install tflite-micro to compare with TFLM")
+    child = _tflm_in_a_child((FIXTURES / name).read_bytes(), tmp_path)
+    assert child.returncode < 0, f"tflite-micro exited with {child.returncode}: {child.stderr.decode()[-500:]}"
+
+
+def _activation_model(op_type: str, activation: str, out_scale: float, dtype: str = "int8",
+                      in_scale: float = 0.05) -> bytes:
+    from tvmdevice.aot.builder import ModelBuilder
+
+    b = ModelBuilder(seed=1)
+    x = b.input((1, 4, 4, 2), scale=in_scale, dtype=dtype)
+    if op_type == "CONV_2D":
+        y = b.conv2d(x, 3, kernel=3, activation=activation, out_scale=out_scale, out_zero_point=0)
+    elif op_type == "ADD":
+        y = b.add(x, x, activation=activation, out_scale=out_scale)
+    else:
+        y = b.max_pool2d(x, 2, activation=activation)
+    b.output(y)
+    return b.build()
+
+
+@pytest.mark.parametrize("op_type", ["CONV_2D", "ADD"])
+@pytest.mark.parametrize("activation", ["RELU6", "RELU_N1_TO_1"])
+@pytest.mark.parametrize("dtype", ["int8", "int16"])
+def test_a_fused_activation_bound_past_int32_is_refused_as_tflite_micro_does(op_type, activation, dtype, tmp_path):
+    # CONV_2D: bounds of 6e11 and 1e11 steps; ADD needs tiny input scales too, or its rescale check refuses first
+    scales = {"CONV_2D": (1e-9, 1e-11), "ADD": (1e-12, 1e-15)}[op_type]
+    model = _activation_model(op_type, activation, scales[1], dtype, in_scale=scales[0])
+    with pytest.raises(errors.PlacementError, match=f"puts the {activation} bound .* outside int32"):
+        tvmdevice.compile(model, target="c")
+    if importlib.util.find_spec("tflite_micro") is not None:
+        # tflite-micro refuses it (CONV_2D raises) or aborts (ADD): it never runs
+        child = _tflm_in_a_child(model, tmp_path)
+        assert child.returncode != 0
+        assert child.returncode < 0 or b"RuntimeError" in child.stderr
+
+
+def test_relu_with_the_same_tiny_scale_still_runs_as_tflite_micro_does():
+    """RELU quantizes only 0.0, which fits whatever the scale: TFLM runs it, and so do we, bit-exact."""
+    model = _activation_model("CONV_2D", "RELU", 4.66e-10)
+    x = np.arange(-16, 16, dtype=np.int8).reshape(1, 4, 4, 2)
+    with tvmdevice.compile(model, target="c").executor() as ex:
+        got = ex.run([x])[0]
+    if importlib.util.find_spec("tflite_micro") is not None:
+        from tvmdevice.testing.oracle import tflm_run
+
+        np.testing.assert_array_equal(got, tflm_run(model, [x]).output(0))
+
+
+def test_a_convolution_bias_given_as_absent_still_runs_as_tflite_micro_does():
+    """CONV_2D (unlike DEPTHWISE_CONV_2D) treats a -1 bias as no bias in tflite-micro: keep running it."""
+    import dataclasses
+
+    from tvmdevice.aot.builder import ModelBuilder
+
+    b = ModelBuilder(seed=1)
+    x = b.input((1, 4, 4, 2), scale=0.05)
+    b.output(b.conv2d(x, 3, kernel=3, bias=False))
+    op = b.spec.operators[-1]
+    b.spec.operators[-1] = dataclasses.replace(op, inputs=tuple(op.inputs) + (-1,))
+    model = b.build()
+    x = np.arange(-16, 16, dtype=np.int8).reshape(1, 4, 4, 2)
+    with tvmdevice.compile(model, target="c").executor() as ex:
+        got = ex.run([x])[0]
+    if importlib.util.find_spec("tflite_micro") is not None:
+        from tvmdevice.testing.oracle import tflm_run
+
+        np.testing.assert_array_equal(got, tflm_run(model, [x]).output(0))
 
 
 def _fuzz_inputs(shape: tuple[int, ...], seed: int) -> np.ndarray:

@@ -52,12 +52,16 @@ class Operand:
     :ivar dtypes: the numpy dtypes a model may give it.
     :ivar constant: it must be a constant tensor.
     :ivar optional: it may be absent (index -1) or left off the end.
+    :ivar may_be_absent: with ``optional``, whether index -1 is accepted; ``False`` where
+        tflite-micro takes the operand's presence from the input count and then reads it
+        (DEPTHWISE_CONV_2D's bias), so only leaving it off the end makes it optional.
     """
 
     name: str
     dtypes: frozenset
     constant: bool = False
     optional: bool = False
+    may_be_absent: bool = True
 
 
 @dataclass(frozen=True)

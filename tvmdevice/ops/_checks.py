@@ -241,6 +241,8 @@ def activation_range(op: Operator, activation: Any, scale: float, zero_point: in
     """TFLM's CalculateActivationRangeQuantized for an int8 output; an unknown activation is refused."""
     try:
         return quantization.activation_range(str(activation), scale, zero_point)
+    except quantization.ActivationBoundOverflow as overflow:
+        raise refuse(op, str(overflow)) from None
     except ValueError:
         raise refuse(op, f"fused activation {activation!r} is not supported") from None
 

@@ -29,7 +29,11 @@ _OPTIONS = ("padding", "stride_h", "stride_w", "dilation_h_factor", "dilation_w_
 _OPERANDS = (Operand("input", INT8), Operand("filter", INT8, constant=True),
              Operand("bias", INT32, constant=True, optional=True))
 SIGNATURE = Signature(_OPERANDS, (Operand("output", INT8),), _OPTIONS)
-DEPTHWISE_SIGNATURE = Signature(_OPERANDS, (Operand("output", INT8),), _OPTIONS + ("depth_multiplier",))
+# TFLM's depthwise Prepare reads the bias whenever there are three inputs: a bias given as -1 crashes
+# it (LiteRT refuses "optional but was expected"), so the bias is optional only by leaving it off.
+DEPTHWISE_SIGNATURE = Signature(_OPERANDS[:2] + (Operand("bias", INT32, constant=True, optional=True,
+                                                         may_be_absent=False),),
+                                (Operand("output", INT8),), _OPTIONS + ("depth_multiplier",))
 
 
 @dataclass(frozen=True, eq=False)

@@ -368,6 +368,11 @@ def _check_signature(where: str, op_type: str, ins: tuple[int, ...], outs: tuple
             if t == ABSENT:
                 if not role.optional:
                     raise ModelFormatError(f"{where} {kind} {k} ({role.name}) is required but absent")
+                if not role.may_be_absent:
+                    raise ModelFormatError(
+                        f"{where} {kind} {k} ({role.name}) is given as absent (-1); {op_type} reads it whenever "
+                        f"it has {k + 1} inputs: leave it off the end instead (tflite-micro crashes on such a file, "
+                        "LiteRT refuses it)")
                 continue
             raw = tensors_raw[t]
             dtype = raw.dtype

@@ -60,5 +60,7 @@ def activation_range16(op: Operator, scale: float, zero_point: int) -> tuple[int
     activation = op.options.get("fused_activation", "NONE")
     try:
         return quantization.activation_range(str(activation), scale, zero_point, INT16_MIN, INT16_MAX)
+    except quantization.ActivationBoundOverflow as overflow:
+        raise c.refuse(op, str(overflow)) from None
     except ValueError:
         raise c.refuse(op, f"fused activation {activation!r} is not supported") from None
