@@ -126,6 +126,30 @@ def test_a_convolution_bias_given_as_absent_still_runs_as_tflite_micro_does():
         np.testing.assert_array_equal(got, tflm_run(model, [x]).output(0))
 
 
+def test_zero_sized_lstm_intermediates_run_bit_exact_with_tflite_micro():
+    """The converter's LSTM lists intermediates; zero-sized ones are what TFLM accepts, and so do we."""
+    import dataclasses
+
+    from tvmdevice.aot.builder import ModelBuilder
+    from tvmdevice.aot.builder._common import TT
+
+    b = ModelBuilder(seed=3)
+    x = b.input((1, 3, 4), scale=1 / 128)
+    b.output(b.lstm(x, 5))
+    op = b.spec.operators[-1]
+    intermediates = tuple(b._tensor((0,), TT.INT8, 0.007, 0).index for _ in range(5))
+    b.spec.operators[-1] = dataclasses.replace(op, intermediates=intermediates)
+    model = b.build()
+    x = (np.arange(12) * 17 % 256 - 128).astype(np.int8).reshape(1, 3, 4)
+    with tvmdevice.compile(model, target="c", preserve_all_tensors=True).executor() as ex:
+        got = ex.run([x])[0]
+        assert all(ex.tensor(t).size == 0 for t in intermediates)
+    if importlib.util.find_spec("tflite_micro") is not None:
+        from tvmdevice.testing.oracle import tflm_run
+
+        np.testing.assert_array_equal(got, tflm_run(model, [x]).output(0))
+
+
 def _fuzz_inputs(shape: tuple[int, ...], seed: int) -> np.ndarray:
     """The fuzzer's own inputs for case ``seed`` (bench/fuzz_differential.py's ``_input_arrays``)."""
     import sys

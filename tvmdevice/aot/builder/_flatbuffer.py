@@ -46,6 +46,9 @@ class OperatorSpec:
     ``deprecated_code`` overrides what the operator code's int8
     ``deprecated_builtin_code`` field holds (normally ``min(code, 127)``), to
     write a file whose two code fields disagree.
+
+    ``intermediates`` are the operator's ``intermediates`` tensor indices (the
+    converter's LSTM writes them; none when empty).
     """
 
     code: int
@@ -53,6 +56,7 @@ class OperatorSpec:
     outputs: tuple[int, ...]
     options: tuple[str, dict[str, Any]] | None = None
     deprecated_code: int | None = None
+    intermediates: tuple[int, ...] = ()
 
 
 @dataclass
@@ -163,6 +167,8 @@ def _options(b: flatbuffers.Builder, table: str, fields: dict[str, Any]) -> int:
 def _operator(b: flatbuffers.Builder, op: OperatorSpec, opcode_index: int) -> int:
     inputs = _int32_vector(b, tflite.OperatorStartInputsVector, op.inputs)
     outputs = _int32_vector(b, tflite.OperatorStartOutputsVector, op.outputs)
+    intermediates = _int32_vector(b, tflite.OperatorStartIntermediatesVector, op.intermediates) \
+        if op.intermediates else None
     table, options = "", None
     if op.options is not None:
         table = op.options[0]
@@ -171,6 +177,8 @@ def _operator(b: flatbuffers.Builder, op: OperatorSpec, opcode_index: int) -> in
     tflite.OperatorAddOpcodeIndex(b, opcode_index)
     tflite.OperatorAddInputs(b, inputs)
     tflite.OperatorAddOutputs(b, outputs)
+    if intermediates is not None:
+        tflite.OperatorAddIntermediates(b, intermediates)
     if options is not None:
         tflite.OperatorAddBuiltinOptionsType(b, getattr(tflite.BuiltinOptions, table))
         tflite.OperatorAddBuiltinOptions(b, options)

@@ -340,9 +340,26 @@ class _Reader:
         for k, t in enumerate(outs):
             if not 0 <= t < n_t:
                 raise ModelFormatError(f"{where} output {k} is tensor {t}, out of range [0, {n_t})")
+        self._intermediates(op, where, tensors_raw)
         _check_signature(where, op_type, ins, outs, tensors_raw)
         options = _schema.decode_options(op_type, op, where)
         return Operator(index=i, type=op_type, inputs=ins, outputs=outs, options=options)
+
+
+    def _intermediates(self, op: Any, where: str, tensors_raw: list[_RawTensor]) -> None:
+        """An operator's ``intermediates``: tensors no kernel reads or writes (the converter's LSTM lists
+        them).  tflite-micro's allocator refuses any that holds data (``ValidateSubgraph``: "Does not
+        support intermediate tensor with non-zero size"), and reads one past the tensor table unchecked."""
+        n_t = len(tensors_raw)
+        for k, t in enumerate(self._ints(op.IntermediatesIsNone(), op.IntermediatesAsNumpy, op.IntermediatesLength(),
+                                         f"{where} intermediates")):
+            if not 0 <= t < n_t:
+                raise ModelFormatError(f"{where} intermediate {k} is tensor {t}, out of range [0, {n_t})")
+            raw = tensors_raw[t]
+            if raw.nbytes != 0:
+                raise ModelFormatError(
+                    f"{where} intermediate {k} ({raw.where}) has shape {list(raw.shape)}, {raw.nbytes} bytes: "
+                    "tflite-micro supports only zero-sized intermediate tensors")
 
 
 #: What to do about a float operator: the model must be int8-quantized.
