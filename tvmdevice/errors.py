@@ -19,6 +19,7 @@ __all__ = [
     "LifecycleError",
     "DeviceMemoryError",
     "InvalidArgumentError",
+    "TensorUnavailableError",
     "NotSupportedError",
     "ABIMismatchError",
     "KernelError",
@@ -78,6 +79,17 @@ class InvalidArgumentError(TVMDeviceError, ValueError):
     """A bad size, alignment, offset, pointer or option value."""
 
     status = Status.INVALID_ARGUMENT
+
+
+class TensorUnavailableError(TVMDeviceError, KeyError):
+    """A tensor an executor cannot show: out of range, or never held in any memory (folded away, or
+    read and written by no operator).  A :class:`KeyError` too, for code that looked tensors up as keys."""
+
+    status = Status.INVALID_ARGUMENT
+
+    def __str__(self) -> str:
+        # KeyError's own str() quotes its argument as a key; this is a sentence
+        return str(self.args[0]) if self.args else ""
 
 
 class NotSupportedError(TVMDeviceError):

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._abi import kernel_info
 from ..binding import plugin_function
-from ..errors import KernelError, TVMDeviceError, error_for_status
+from ..errors import KernelError, TensorUnavailableError, TVMDeviceError, error_for_status
 from ..ir import ABSENT
 from ..kernel import is_c_kernel
 from ..memory import address_of, aligned_empty
@@ -137,14 +137,21 @@ class BoundPlan:
         return view
 
     def tensor(self, index: int) -> np.ndarray:
-        """A copy of tensor ``index`` (constants, host tensors, or device tensors)."""
+        """A copy of tensor ``index`` (constants, host tensors, or device tensors).
+
+        :raises TensorUnavailableError: for an index out of range, or a tensor no memory holds.
+        """
+        n = len(self.graph.tensors)
+        if not isinstance(index, (int, np.integer)) or isinstance(index, bool) or not 0 <= index < n:
+            raise TensorUnavailableError(f"tensor index {index!r} is out of range: the model has {n} tensors")
         t = self.graph.tensors[index]
         if t.is_constant:
             return np.array(t.data)
         for fold in self.module.placement.folds:
             if fold.padded == index:
-                raise KeyError(f"tensor #{index} is the output of PAD #{fold.pad}, folded into operator #{fold.conv}'s "
-                               f"window: it is never materialised; compile with preserve_all_tensors=True to keep it")
+                raise TensorUnavailableError(
+                    f"tensor #{index} is the output of PAD #{fold.pad}, folded into operator #{fold.conv}'s window: "
+                    "it is never materialised; compile with preserve_all_tensors=True to keep it")
         source = self.module.schedule.source(index)
         if tensor_key(source, HOST) in self.module.plan.pools[HOST].offsets:
             return np.array(self.view(index))
@@ -153,7 +160,10 @@ class BoundPlan:
                 out = np.empty(t.shape, t.dtype)
                 self._by_name[memory].download(self.address(index, memory), out.reshape(-1).view(np.uint8))
                 return out
-        raise KeyError(f"tensor #{index} is not materialised in any memory")
+        readers = [op.index for op in self.graph.operators if index in op.inputs or index in op.outputs]
+        why = ("no operator reads or writes it" if not readers
+               else f"operators {readers} use it, but the plan holds it in no memory")
+        raise TensorUnavailableError(f"tensor #{index} ({t.name!r}) is not materialised in any memory: {why}")
 
     # --------------------------------------------------------------- steps
     def _add_kernel(self, step: KernelStep) -> None:
