@@ -13,6 +13,7 @@ import math
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -93,16 +94,21 @@ def test_a_fused_activation_bound_past_int32_is_refused_as_tflite_micro_does(op_
         assert child.returncode < 0 or b"RuntimeError" in child.stderr
 
 
+def _assert_runs_as_tflite_micro(model: bytes, x: np.ndarray, check: Any = None) -> None:
+    """Run ``model`` on ``x`` (c, every tensor kept), compare with tflite-micro, then ``check(executor)``."""
+    pytest.importorskip("tflite_micro", reason="pip install tflite-micro to compare with TFLM")
+    from tvmdevice.testing.oracle import tflm_run
+
+    with tvmdevice.compile(model, target="c", preserve_all_tensors=True).executor() as ex:
+        np.testing.assert_array_equal(ex.run([x])[0], tflm_run(model, [x]).output(0))
+        if check is not None:
+            check(ex)
+
+
 def test_relu_with_the_same_tiny_scale_still_runs_as_tflite_micro_does():
     """RELU quantizes only 0.0, which fits whatever the scale: TFLM runs it, and so do we, bit-exact."""
-    model = _activation_model("CONV_2D", "RELU", 4.66e-10)
-    x = np.arange(-16, 16, dtype=np.int8).reshape(1, 4, 4, 2)
-    with tvmdevice.compile(model, target="c").executor() as ex:
-        got = ex.run([x])[0]
-    if importlib.util.find_spec("tflite_micro") is not None:
-        from tvmdevice.testing.oracle import tflm_run
-
-        np.testing.assert_array_equal(got, tflm_run(model, [x]).output(0))
+    _assert_runs_as_tflite_micro(_activation_model("CONV_2D", "RELU", 4.66e-10),
+                                 np.arange(-16, 16, dtype=np.int8).reshape(1, 4, 4, 2))
 
 
 def test_a_convolution_bias_given_as_absent_still_runs_as_tflite_micro_does():
@@ -116,14 +122,7 @@ def test_a_convolution_bias_given_as_absent_still_runs_as_tflite_micro_does():
     b.output(b.conv2d(x, 3, kernel=3, bias=False))
     op = b.spec.operators[-1]
     b.spec.operators[-1] = dataclasses.replace(op, inputs=tuple(op.inputs) + (-1,))
-    model = b.build()
-    x = np.arange(-16, 16, dtype=np.int8).reshape(1, 4, 4, 2)
-    with tvmdevice.compile(model, target="c").executor() as ex:
-        got = ex.run([x])[0]
-    if importlib.util.find_spec("tflite_micro") is not None:
-        from tvmdevice.testing.oracle import tflm_run
-
-        np.testing.assert_array_equal(got, tflm_run(model, [x]).output(0))
+    _assert_runs_as_tflite_micro(b.build(), np.arange(-16, 16, dtype=np.int8).reshape(1, 4, 4, 2))
 
 
 def test_zero_sized_lstm_intermediates_run_bit_exact_with_tflite_micro():
@@ -139,15 +138,12 @@ def test_zero_sized_lstm_intermediates_run_bit_exact_with_tflite_micro():
     op = b.spec.operators[-1]
     intermediates = tuple(b._tensor((0,), TT.INT8, 0.007, 0).index for _ in range(5))
     b.spec.operators[-1] = dataclasses.replace(op, intermediates=intermediates)
-    model = b.build()
-    x = (np.arange(12) * 17 % 256 - 128).astype(np.int8).reshape(1, 3, 4)
-    with tvmdevice.compile(model, target="c", preserve_all_tensors=True).executor() as ex:
-        got = ex.run([x])[0]
-        assert all(ex.tensor(t).size == 0 for t in intermediates)
-    if importlib.util.find_spec("tflite_micro") is not None:
-        from tvmdevice.testing.oracle import tflm_run
 
-        np.testing.assert_array_equal(got, tflm_run(model, [x]).output(0))
+    def intermediates_hold_nothing(ex: Any) -> None:
+        assert all(ex.tensor(t).size == 0 for t in intermediates)
+
+    _assert_runs_as_tflite_micro(b.build(), (np.arange(12) * 17 % 256 - 128).astype(np.int8).reshape(1, 3, 4),
+                                 intermediates_hold_nothing)
 
 
 def _fuzz_inputs(shape: tuple[int, ...], seed: int) -> np.ndarray:
