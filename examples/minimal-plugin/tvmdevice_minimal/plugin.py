@@ -1,11 +1,12 @@
 """The hooks: C lifecycle, default host memory, one ADD kernel fed by the core's op data."""
 
-from tvmdevice import DeviceAttrKind, PreparedCall, hookimpl
-from tvmdevice.plugin_support import c_lifecycle
+from tvmdevice.plugin import CLifecycle, DeviceAttrKind, ParamsStruct, PreparedCall, hookimpl
 
 from .device import ADD_PARAMS, DEVICE_TYPE
 
-globals().update(c_lifecycle("tvmdevice_minimal._ext:LIFECYCLE", DEVICE_TYPE.name))
+#: Init ... Destroy are the C functions of the extension's lifecycle table; the registry registers this
+#: object with the module.
+lifecycle = CLifecycle("tvmdevice_minimal._ext:LIFECYCLE", DEVICE_TYPE.name)
 
 
 @hookimpl
@@ -20,8 +21,6 @@ def tvmdevice_get_attr(device, kind):
 
 @hookimpl
 def tvmdevice_prepare_operator(op_data):
-    from tvmdevice.params import ParamsStruct
-
     from ._ext import ADD_KERNEL
 
     out_dims, in1_strides, in2_strides = op_data.broadcast_strides(4)
