@@ -34,12 +34,18 @@ names may change between releases:
 
 The IR (:mod:`tvmdevice.ir`), operator data (:mod:`tvmdevice.ops`) and errors
 (:mod:`tvmdevice.errors`) are public modules of their own.
+
+Importing this module is as light as discovery must be (``tvmdevice
+plugins`` imports every plugin's ``plugin.py``): what needs numpy, the AOT
+package or the core's compiled modules -- :class:`ParamsStruct`,
+:class:`RunLoop` and the kernel ABI helpers -- is imported on first use.
 """
 
 from __future__ import annotations
 
-from ._abi import invoke_kernel, kernel_info, owned_params_capsule, params_address
-from .aot._runloop import RunLoop
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .attrs import DeviceAttrKind
 from .build import (
     cython_include_path,
@@ -56,8 +62,12 @@ from .kernel import PreparedCall
 from .layout import ILP32, LP64, Field, Layout, struct_view
 from .memory import address_of, aligned_empty
 from .options import TargetOption
-from .params import ParamsStruct
 from .plugin_support import CLifecycle, LifecycleSource, status_error
+
+if TYPE_CHECKING:  # pragma: no cover - imported on first use, see __getattr__
+    from ._abi import invoke_kernel, kernel_info, owned_params_capsule, params_address
+    from .aot._runloop import RunLoop
+    from .params import ParamsStruct
 
 __all__ = [
     # hooks and declarations
@@ -73,3 +83,21 @@ __all__ = [
     "extensions", "setup_options", "generate_headers", "generated_dir", "load_declarations", "cython_include_path",
 ]
 
+#: The names imported on first use, and the module each comes from.
+_LAZY = {
+    "ParamsStruct": ".params", "RunLoop": ".aot._runloop", "invoke_kernel": "._abi", "kernel_info": "._abi",
+    "params_address": "._abi", "owned_params_capsule": "._abi",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __package__), name)
+    globals()[name] = value  # once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -97,3 +97,16 @@ def test_it_has_what_the_plugins_import_from_the_core():
     for name in ("invoke_kernel", "params_address", "kernel_info", "CLifecycle", "RunLoop", "hookimpl",
                  "extensions", "setup_options", "generate_headers", "ParamsStruct", "Layout", "Field"):
         assert name in tvmdevice.plugin.__all__, name
+
+
+def test_importing_it_is_as_light_as_discovery_must_be():
+    """Every plugin.py imports it at discovery: numpy, the AOT package and the core's compiled modules load
+    only when one of the names that need them is first used."""
+    import subprocess
+    import sys
+
+    code = ("import sys, tvmdevice.plugin as p; before = sorted(m for m in sys.modules if m.startswith(('numpy', "
+            "'tvmdevice.aot', 'tvmdevice._'))); p.RunLoop, p.ParamsStruct, p.invoke_kernel; "
+            "print(before, 'tvmdevice.aot._runloop' in sys.modules and 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT.parent)
+    assert out.stdout.split() == ["[]", "True"], out.stdout

@@ -1,11 +1,10 @@
 """The hooks: C lifecycle, default host memory, one ADD kernel fed by the core's op data."""
 
-from tvmdevice.plugin import CLifecycle, DeviceAttrKind, ParamsStruct, PreparedCall, hookimpl
+from tvmdevice.plugin import CLifecycle, DeviceAttrKind, PreparedCall, hookimpl
 
 from .device import ADD_PARAMS, DEVICE_TYPE
 
-#: Init ... Destroy are the C functions of the extension's lifecycle table; the registry registers this
-#: object with the module.
+#: The six lifecycle hooks: the C functions of the extension's table, registered with this module.
 lifecycle = CLifecycle("tvmdevice_minimal._ext:LIFECYCLE", DEVICE_TYPE.name)
 
 
@@ -21,6 +20,8 @@ def tvmdevice_get_attr(device, kind):
 
 @hookimpl
 def tvmdevice_prepare_operator(op_data):
+    from tvmdevice.plugin import ParamsStruct
+
     from ._ext import ADD_KERNEL
 
     out_dims, in1_strides, in2_strides = op_data.broadcast_strides(4)
