@@ -45,11 +45,12 @@ REQUIRED_DEVICE_HOOKS: frozenset[str] = frozenset({
 })
 
 
-def find_impl(pm: pluggy.PluginManager, hook_name: str, plugin: object) -> pluggy.HookImpl | None:
-    """The non-wrapper implementation of ``hook_name`` registered by ``plugin``."""
+def find_impl(pm: pluggy.PluginManager, hook_name: str, *plugins: object) -> pluggy.HookImpl | None:
+    """The non-wrapper implementation of ``hook_name`` registered by one of ``plugins`` (the objects
+    of one plugin: its module and its :class:`~tvmdevice.plugin.CLifecycle`, say)."""
     caller = getattr(pm.hook, hook_name)
     for impl in caller.get_hookimpls():
-        if impl.plugin is plugin and not (impl.hookwrapper or impl.wrapper):
+        if any(impl.plugin is p for p in plugins) and not (impl.hookwrapper or impl.wrapper):
             return impl
     return None
 
@@ -57,10 +58,10 @@ def find_impl(pm: pluggy.PluginManager, hook_name: str, plugin: object) -> plugg
 class Binding:
     """The resolved hook implementations of one device instance."""
 
-    def __init__(self, pm: pluggy.PluginManager, owner: object, owner_name: str, defaults: object,
+    def __init__(self, pm: pluggy.PluginManager, owner: tuple[object, ...], owner_name: str, defaults: object,
                  device_plugins: list[object], *, trace: bool = False) -> None:
         self.pm = pm
-        self.owner = owner
+        self.owner = owner  # the objects the owning plugin registered
         self.owner_name = owner_name
         self.defaults = defaults
         self.device_plugins = device_plugins
@@ -70,7 +71,7 @@ class Binding:
 
     def bind(self, device: "Device") -> None:
         for name in DEVICE_HOOKS:
-            impl = find_impl(self.pm, name, self.owner)
+            impl = find_impl(self.pm, name, *self.owner)
             if impl is None:
                 impl = find_impl(self.pm, name, self.defaults)
                 self._default_used.add(name)

@@ -39,14 +39,18 @@ Isolation goes as far as a plugin can reach:
   allow-list (``TVMDEVICE_PLUGINS``).  Their other names keep working.
 ``TVMDEVICE_TRACE``
     When set, devices are created in trace mode (see :mod:`tvmdevice.tracing`).
+
+A plugin is the entry point's module and the :class:`~tvmdevice.plugin.CLifecycle`
+objects among its attributes, all registered with pluggy as one
+:class:`~tvmdevice.plugin_record.PluginRecord`.  The compile-time questions to the
+plugin owning a device type (prepare an operator, memory capacity, export
+sources, ...) all go through :func:`tvmdevice.owner_calls.call_owner`.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import warnings
-from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Iterable, Literal
 
@@ -69,6 +73,10 @@ from .errors import (
     UnknownDeviceError,
 )
 from .interrupts import SigintWatch
+from .owner_calls import call_owner
+from .plugin_record import BUILTIN, PluginRecord
+from .plugin_record import dist_name as _dist_name
+from .plugin_record import normalize as _normalize
 
 __all__ = ["PluginRecord", "Registry", "ENTRY_POINT_GROUP", "PROJECT_PLUGINS"]
 
@@ -81,52 +89,6 @@ PROJECT_PLUGINS: dict[str, tuple[str, str]] = {
     "cmsis-nn": ("tvmdevice-cmsis", "plugins/cmsis"),
     "woofles": ("tvmdevice-woofles", "plugins/woofles"),
 }
-BUILTIN = "tvmdevice (built-in)"
-
-
-@dataclass
-class PluginRecord:
-    """What the registry knows about one plugin, loaded or not.
-
-    :ivar name: entry-point (or registration) name.
-    :ivar distribution: the distribution that ships it.
-    :ivar version: that distribution's version.
-    :ivar status: ``"loaded"``, ``"failed"`` or ``"disabled"``.
-    :ivar error: why it failed, for ``"failed"``.
-    """
-
-    name: str
-    distribution: str
-    version: str
-    value: str = ""
-    status: str = "loaded"
-    error: str = ""
-    device_types: list[DeviceType] = field(default_factory=list)
-    plugin: Any = None
-    probe: "_probe.ProbeResult | None" = None
-
-    @property
-    def label(self) -> str:
-        return f"{self.distribution} {self.version}".strip()
-
-    def to_json(self) -> dict:
-        return {
-            "name": self.name,
-            "distribution": self.distribution,
-            "version": self.version,
-            "entry_point": self.value,
-            "status": self.status,
-            "error": self.error,
-            "device_types": [t.to_json() for t in self.device_types],
-            "probe": None if self.probe is None else self.probe.to_json(),
-        }
-
-    def provides(self, qualifier: str) -> bool:
-        """Whether ``qualifier`` names this record's distribution (PEP 503 normalized) or plugin."""
-        dist = "tvmdevice" if self.distribution == BUILTIN else self.distribution
-        return _normalize(qualifier) in (_normalize(dist), _normalize(self.name))
-
-
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip() not in ("", "0", "false", "no")
 
@@ -303,34 +265,42 @@ class Registry:
         return record
 
     def _validate_and_register(self, record: PluginRecord, *, strict: bool) -> None:
-        plugin = record.plugin
-        if self.pm.is_registered(plugin):
-            raise PluginValidationError(f"plugin {record.name!r} ({record.label}) is already registered")
+        label = f"plugin {record.name!r} ({record.label})"
+        parts = record.parts
+        if any(self.pm.is_registered(part) for part in parts):
+            raise PluginValidationError(f"{label} is already registered")
+        registered: list[object] = []
         try:
-            self.pm.register(plugin, name=f"{record.name}@{id(plugin):x}")
-        except pluggy.PluginValidationError as exc:
-            raise PluginValidationError(f"plugin {record.name!r} ({record.label}) violates the hookspecs: "
-                                        f"{exc}") from None
-        except ValueError as exc:
-            raise PluginValidationError(f"plugin {record.name!r} ({record.label}): {exc}") from None
-        try:
-            unknown = [h.name for h in (self.pm.get_hookcallers(plugin) or []) if not h.has_spec()]
+            for part in parts:
+                try:
+                    self.pm.register(part, name=f"{record.name}@{id(part):x}")
+                except pluggy.PluginValidationError as exc:
+                    raise PluginValidationError(f"{label} violates the hookspecs: {exc}") from None
+                except ValueError as exc:
+                    raise PluginValidationError(f"{label}: {exc}") from None
+                registered.append(part)
+            hooks = [h for part in parts for h in (self.pm.get_hookcallers(part) or [])]
+            unknown = sorted({h.name for h in hooks if not h.has_spec()})
             if unknown:
-                raise PluginValidationError(
-                    f"plugin {record.name!r} ({record.label}) implements unknown hooks {sorted(unknown)}; "
-                    f"see tvmdevice.hookspecs for the specification")
+                raise PluginValidationError(f"{label} implements unknown hooks {unknown}; "
+                                            f"see tvmdevice.hookspecs for the specification")
+            twice = sorted({h.name for h in hooks if hooks.count(h) > 1})
+            if twice:
+                raise PluginValidationError(f"{label} implements {twice} both in the module and in its "
+                                            f"CLifecycle; keep one (override the hook in a CLifecycle subclass)")
             record.device_types = self._device_types_of(record)
             self._check_names(record, strict=strict)
         except BaseException:
-            self.pm.unregister(plugin)
+            for part in registered:
+                self.pm.unregister(part)
             raise
         for dtype in record.device_types:
             for n in dtype.names:
                 self._types.setdefault(n, []).append((dtype, record))
 
     def _device_types_of(self, record: PluginRecord) -> list[DeviceType]:
-        plugin, label = record.plugin, f"plugin {record.name!r} ({record.label})"
-        impl = find_impl(self.pm, "tvmdevice_device_types", plugin)
+        parts, label = record.parts, f"plugin {record.name!r} ({record.label})"
+        impl = find_impl(self.pm, "tvmdevice_device_types", *parts)
         if impl is None:
             return []  # an observer plugin (hookwrappers only)
         try:
@@ -352,8 +322,8 @@ class Registry:
             required = REQUIRED_DEVICE_HOOKS
             if all(t.memory is MemoryKind.HOST for t in types):
                 required = required - _defaults.HOST_MEMORY_HOOKS  # the framework provides them
-            missing = sorted(h for h in required if find_impl(self.pm, h, plugin) is None)
-            if any(t.operators for t in types) and find_impl(self.pm, "tvmdevice_prepare_operator", plugin) is None:
+            missing = sorted(h for h in required if find_impl(self.pm, h, *parts) is None)
+            if any(t.operators for t in types) and find_impl(self.pm, "tvmdevice_prepare_operator", *parts) is None:
                 missing.append("tvmdevice_prepare_operator")
             if missing:
                 raise PluginValidationError(f"{label} declares devices but does not implement the required "
@@ -406,8 +376,9 @@ class Registry:
                     self._types[n] = claims
                 else:
                     self._types.pop(n, None)
-        if record.plugin is not None and self.pm.is_registered(record.plugin):
-            self.pm.unregister(record.plugin)
+        for part in record.parts:
+            if self.pm.is_registered(part):
+                self.pm.unregister(part)
 
     def _fail(self, record: PluginRecord, exc: TVMDeviceError) -> None:
         record.status, record.error = "failed", str(exc)
@@ -564,94 +535,52 @@ class Registry:
             typed[key] = opt.convert(value, dtype.name)
         if trace is None:
             trace = _env_flag("TVMDEVICE_TRACE")
-        binding = Binding(self.pm, record.plugin, record.name, _defaults, self._device_plugins(), trace=trace)
+        binding = Binding(self.pm, record.parts, record.name, _defaults, self._device_plugins(), trace=trace)
         return Device(dtype, typed, binding, device_id=device_id)
 
     def _device_plugins(self) -> list[object]:
-        return [r.plugin for r in self._records if r.status == "loaded" and r.device_types]
+        return [part for r in self._records if r.status == "loaded" and r.device_types for part in r.parts]
 
     # ----------------------------------------------------------- compile time
+    # Each asks the plugin that owns ``dtype`` through tvmdevice.owner_calls.call_owner, which wraps
+    # whatever the plugin raises the same way.
+    def _ask(self, hook: str, dtype: DeviceType, context: str = "", **kwargs: Any) -> Any:
+        return call_owner(self.pm, _defaults, self._owner(dtype), hook, dtype, context, device_type=dtype, **kwargs)
+
     def check_operator(self, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any,
                        op_data: Any = None) -> str | None:
         """Ask the owner of ``dtype`` whether it accepts ``op`` (None) or why not."""
-        return self._compile_hook("tvmdevice_check_operator", dtype, options, graph, op, op_data)
+        return self._ask("tvmdevice_check_operator", dtype, _operator(op), options=options, graph=graph, op=op,
+                         op_data=op_data)
 
     def memory_capacity(self, dtype: DeviceType, options: dict[str, Any]) -> int | None:
         """Bytes a compiled model may use on a device of ``dtype`` (None: no limit)."""
-        return self._capacity_hook("tvmdevice_memory_capacity", dtype, options)
+        value = self._ask("tvmdevice_memory_capacity", dtype, options=options)
+        return None if value is None else int(value)
 
     def workspace_capacity(self, dtype: DeviceType, options: dict[str, Any]) -> int | None:
         """The largest scratch one call may have on a device of ``dtype`` (None: no limit)."""
-        return self._capacity_hook("tvmdevice_workspace_capacity", dtype, options)
+        value = self._ask("tvmdevice_workspace_capacity", dtype, options=options)
+        return None if value is None else int(value)
 
     def export_sources(self, dtype: DeviceType, options: dict[str, Any], cpu: str) -> Any:
         """The owner of ``dtype``'s :class:`~tvmdevice.export.DeviceSources` for ``cpu`` (None: it does not export)."""
-        record = self._owner(dtype)
-        impl = find_impl(self.pm, "tvmdevice_export_sources", record.plugin) or find_impl(
-            self.pm, "tvmdevice_export_sources", _defaults)
-        assert impl is not None  # the defaults plugin always has one
-        kwargs = {"device_type": dtype, "options": options, "cpu": cpu}
-        try:
-            return impl.function(**{k: kwargs[k] for k in impl.argnames})
-        except TVMDeviceError:
-            raise
-        except Exception as exc:
-            raise TVMDeviceError(f"plugin {record.name!r}, device {dtype.name!r}: tvmdevice_export_sources raised "
-                                 f"for cpu {cpu!r}: {type(exc).__name__}: {exc}") from exc
-
-    def _capacity_hook(self, hook: str, dtype: DeviceType, options: dict[str, Any]) -> int | None:
-        record = self._owner(dtype)
-        impl = find_impl(self.pm, hook, record.plugin) or find_impl(self.pm, hook, _defaults)
-        assert impl is not None  # the defaults plugin always has one
-        kwargs = {"device_type": dtype, "options": options}
-        value: Any = impl.function(**{k: kwargs[k] for k in impl.argnames})
-        return None if value is None else int(value)
+        return self._ask("tvmdevice_export_sources", dtype, f"for cpu {cpu!r}", options=options, cpu=cpu)
 
     def prepare_operator(self, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any,
                          op_data: Any = None) -> Any:
         """Ask the owner of ``dtype`` to prepare ``op``; returns a PreparedCall."""
-        return self._compile_hook("tvmdevice_prepare_operator", dtype, options, graph, op, op_data)
+        return self._ask("tvmdevice_prepare_operator", dtype, _operator(op), options=options, graph=graph, op=op,
+                         op_data=op_data)
 
     def prepare_copy(self, dtype: DeviceType, options: dict[str, Any], nbytes: int, to_device: bool) -> Any:
         """The owner of ``dtype``'s C copy call for a run's copy of ``nbytes`` (None: copy through the Device API)."""
-        record = self._owner(dtype)
-        impl = find_impl(self.pm, "tvmdevice_prepare_copy", record.plugin) or find_impl(
-            self.pm, "tvmdevice_prepare_copy", _defaults)
-        assert impl is not None  # the defaults plugin always has one
-        kwargs = {"device_type": dtype, "options": options, "nbytes": nbytes, "to_device": to_device}
-        try:
-            return impl.function(**{k: kwargs[k] for k in impl.argnames})
-        except TVMDeviceError:
-            raise
-        except Exception as exc:
-            raise TVMDeviceError(f"plugin {record.name!r}, device {dtype.name!r}: tvmdevice_prepare_copy raised: "
-                                 f"{type(exc).__name__}: {exc}") from exc
-
-    def _compile_hook(self, hook: str, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any,
-                      op_data: Any) -> Any:
-        record = self._owner(dtype)
-        impl = find_impl(self.pm, hook, record.plugin) or find_impl(self.pm, hook, _defaults)
-        if impl is None:
-            from .errors import NotSupportedError
-
-            raise NotSupportedError(f"plugin {record.name!r} does not implement {hook}")
-        kwargs = {"device_type": dtype, "options": options, "graph": graph, "op": op, "op_data": op_data}
-        try:
-            return impl.function(**{k: kwargs[k] for k in impl.argnames})
-        except TVMDeviceError:
-            raise
-        except Exception as exc:
-            raise TVMDeviceError(f"plugin {record.name!r}, device {dtype.name!r}: {hook} raised for operator "
-                                 f"#{getattr(op, 'index', '?')} {getattr(op, 'type', '?')}: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+        return self._ask("tvmdevice_prepare_copy", dtype, f"for a copy of {nbytes} B", options=options,
+                         nbytes=nbytes, to_device=to_device)
 
 
-def _normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
-
-
-def _dist_name(record: PluginRecord) -> str:
-    return "tvmdevice" if record.distribution == BUILTIN else record.distribution
+def _operator(op: Any) -> str:
+    return f"for operator #{getattr(op, 'index', '?')} {getattr(op, 'type', '?')}"
 
 
 def _can_probe() -> bool:

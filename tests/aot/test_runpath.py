@@ -18,7 +18,7 @@ from tvmdevice.aot.builder import ModelBuilder, demo_model
 from tvmdevice.device import Device
 from tvmdevice.errors import InvalidArgumentError, KernelError, LifecycleError, Status, TVMDeviceError
 from tvmdevice.host.kernels import run_graph
-from tvmdevice.plugin_support import c_lifecycle
+from tvmdevice.plugin import CLifecycle
 from tvmdevice.registry import Registry
 
 INIT, OPEN, ACTIVATE, DEACTIVATE, CLOSE, DESTROY = range(1, 7)  # the steps _fixtures' C lifecycle records
@@ -40,8 +40,7 @@ def _c_plugin(kernels: dict) -> types.ModuleType:
         return PreparedCall("tvmd_test_" + kernels["relu"], kernel, _fixtures.IncrementParams(SIZE), 0)
 
     plugin.tvmdevice_prepare_operator = hookimpl(prepare)
-    for name, fn in c_lifecycle(_fixtures.c_lifecycle_capsule, "lcrun").items():
-        setattr(plugin, name, fn)
+    plugin.lifecycle = CLifecycle(_fixtures.c_lifecycle_capsule, "lcrun")
     return plugin
 
 
@@ -296,7 +295,7 @@ def test_run_batch_worker_executors_are_closed_with_the_executor(registry):
     xs = np.stack([_demo_input(module, seed) for seed in range(4)])
     ex = module.executor()
     ex.run_batch([xs], workers=2)
-    (worker,) = ex._batch_pool
+    (worker,) = ex._batch.workers
     ex.close()
     assert worker.closed
     assert_released(ex.devices + worker.devices)

@@ -239,3 +239,25 @@ def test_executors_that_release_the_gil_run_in_parallel_and_stay_bit_exact(regis
 
     with ThreadPoolExecutor(4) as pool:
         assert sum(pool.map(own_executor, range(4))) == 0
+
+
+def test_run_batch_keeps_its_workers_and_grows_its_threads_only_when_asked_for_more(registry):
+    """The batch runner counts the threads it made (never reading the pool's private size): more workers
+    than before replace the pool, fewer reuse it; the worker executors only ever grow, and every batch is
+    bit-exact with its samples run one by one."""
+    module = tvmdevice.compile(demo_model(), "cmsis-nn, c", registry=_registry_for("cmsis-nn, c", registry))
+    inputs, expected = _samples(module, 8)
+    stacked, stacked_expected = np.stack(inputs), np.stack(expected)
+    with module.executor() as ex:
+        assert ex.runs_in_c  # only a run done in C is split over workers
+        batch = ex._batch
+        assert np.array_equal(ex.run_batch([stacked], workers=2)[0], stacked_expected)
+        first = batch._threads
+        assert len(batch.workers) == 1 and batch._thread_count == 1 and first is not None
+        assert np.array_equal(ex.run_batch([stacked], workers=4)[0], stacked_expected)
+        second = batch._threads
+        assert len(batch.workers) == 3 and batch._thread_count == 3 and second is not first
+        assert np.array_equal(ex.run_batch([stacked], workers=3)[0], stacked_expected)
+        assert batch._threads is second and len(batch.workers) == 3
+        workers = list(batch.workers)
+    assert all(w.closed for w in workers) and batch._threads is None and batch.workers == []

@@ -1,4 +1,4 @@
-"""What the framework provides a plugin author: host-memory hooks and the C lifecycle binder."""
+"""What the framework provides a plugin author: host-memory hooks and the C lifecycle object."""
 
 from __future__ import annotations
 
@@ -16,25 +16,29 @@ from tvmdevice.errors import (
     TVMDeviceError,
 )
 from tvmdevice.memory import host_heap
-from tvmdevice.plugin_support import c_lifecycle
+from tvmdevice.plugin import CLifecycle
+from tvmdevice.plugin_support import c_step
 
 LIFECYCLE_LAYOUT = Layout("tvm_device_lcdev_t", (Field("calls", "uint32_t"), Field("last", "uint32_t"),
                                                  Field("fail_step", "uint32_t"), Field("fail_status", "uint32_t")))
 INIT, OPEN, ACTIVATE, DEACTIVATE, CLOSE, DESTROY = range(1, 7)  # the steps _fixtures' C lifecycle records
 
 
-def _plugin(name: str, dtype: DeviceType, **hooks) -> types.ModuleType:
+def _plugin(name: str, dtype: DeviceType, lifecycle: CLifecycle | None = None, **hooks) -> types.ModuleType:
     plugin = types.ModuleType(name)
     plugin.tvmdevice_device_types = hookimpl(lambda: [dtype])
     plugin.tvmdevice_get_attr = hookimpl(lambda device, kind: 1 if kind == 0 else None)
     for hook_name, fn in hooks.items():
         setattr(plugin, hook_name, fn)
+    if lifecycle is not None:
+        plugin.lifecycle = lifecycle  # as a plugin module does: registered with it
     return plugin
 
 
-def _lifecycle_plugin(source, name: str = "lcdev", memory: MemoryKind = MemoryKind.HOST) -> types.ModuleType:
+def _lifecycle_plugin(source, name: str = "lcdev", memory: MemoryKind = MemoryKind.HOST,
+                      lifecycle: type[CLifecycle] = CLifecycle, **hooks) -> types.ModuleType:
     layout = Layout(f"tvm_device_{name}_t", LIFECYCLE_LAYOUT.fields)
-    return _plugin(f"{name}_plugin", DeviceType(name, layout, memory=memory), **c_lifecycle(source, name))
+    return _plugin(f"{name}_plugin", DeviceType(name, layout, memory=memory), lifecycle(source, name), **hooks)
 
 
 def _capsule(future_abi: bool = False):
@@ -142,13 +146,64 @@ def test_a_lifecycle_built_for_another_abi_is_refused_before_any_call(registry):
 
 
 def test_the_source_is_imported_only_when_a_device_is_first_initialized(registry):
-    hooks = c_lifecycle("tvmdevice_no_such_plugin._ext:LIFECYCLE", "ghost")  # nothing imported yet
-    assert sorted(hooks) == sorted(f"tvmdevice_{s}" for s in ("init", "open", "activate", "deactivate", "close",
-                                                               "destroy"))
+    lifecycle = CLifecycle("tvmdevice_no_such_plugin._ext:LIFECYCLE", "ghost")  # nothing imported yet
     layout = Layout("tvm_device_ghost_t", (Field("x", "uint32_t"),))
-    registry.register(_plugin("ghost", DeviceType("ghost", layout), **hooks))
+    registry.register(_plugin("ghost", DeviceType("ghost", layout), lifecycle))
+    hooks = sorted(h.name for h in registry.pm.get_hookcallers(lifecycle))
+    assert hooks == sorted(f"tvmdevice_{s}" for s in ("init", "open", "activate", "deactivate", "close", "destroy"))
     with pytest.raises(TVMDeviceError, match="tvmdevice_no_such_plugin"):
         registry.create_device("ghost").init()
+
+
+def test_the_lifecycle_object_is_registered_and_unregistered_with_its_module(registry):
+    plugin = _lifecycle_plugin(_capsule)
+    registry.register(plugin, "lcdev")
+    assert registry.pm.is_registered(plugin.lifecycle)
+    registry.unregister("lcdev")
+    assert not registry.pm.is_registered(plugin.lifecycle) and not registry.pm.is_registered(plugin)
+    registry.register(plugin, "lcdev")  # and can come back
+    registry.create_device("lcdev").init()
+
+
+def test_a_hook_implemented_by_the_module_and_its_lifecycle_is_refused(registry):
+    plugin = _lifecycle_plugin(_capsule, tvmdevice_open=hookimpl(lambda device: None))
+    with pytest.raises(PluginValidationError, match=r"\['tvmdevice_open'\] both in the module and in its CLifecycle"):
+        registry.register(plugin)
+    assert not registry.pm.is_registered(plugin) and not registry.pm.is_registered(plugin.lifecycle)
+
+
+class _PythonOpen(CLifecycle):
+    """Open in Python, counting; the other steps stay C."""
+
+    opened = 0
+
+    @hookimpl
+    def tvmdevice_open(self, device):
+        type(self).opened += 1
+        super().tvmdevice_open(device)
+
+
+def test_a_subclass_does_an_overridden_step_in_python_and_the_rest_in_c(registry):
+    registry.register(_lifecycle_plugin(_capsule, lifecycle=_PythonOpen))
+    dev = registry.create_device("lcdev")
+    dev.init(); dev.open(); dev.activate()
+    assert _PythonOpen.opened == 1 and int(dev.fields["last"][0]) == ACTIVATE
+    # What the executor's run loop may call without Python: the steps left to C, not the override.
+    assert c_step(dev._binding.hook("tvmdevice_open"), dev) is None
+    address, symbol = c_step(dev._binding.hook("tvmdevice_activate"), dev)
+    assert address != 0 and symbol == "TVMDeviceLcdevActivate"
+    dev.deactivate(); dev.close(); dev.destroy()
+
+
+def test_call_runs_one_c_step_on_a_struct_without_raising():
+    from tvmdevice.memory import address_of, aligned_empty
+
+    lifecycle = CLifecycle(_capsule, "lcdev")
+    storage = aligned_empty(LIFECYCLE_LAYOUT.size, 64)
+    storage[:] = 0
+    assert lifecycle.call("open", address_of(storage)) is None  # NULL pointer: nothing called
+    assert lifecycle.call("init", address_of(storage)) == 0
+    assert lifecycle.address("open") == 0 and lifecycle.address("init") != 0
 
 
 def test_anything_but_a_lifecycle_capsule_is_refused(registry):

@@ -73,6 +73,7 @@ RUN_MODELS = textwrap.dedent("""
         rng = np.random.default_rng(1)
         inputs = [rng.integers(-128, 128, size=s, dtype=np.int8) for s in shapes]
         with module.executor() as ex:
+            assert ex.runs_in_c  # its CLifecycle's Activate/Deactivate are reached without Python
             got = ex.run(inputs)[0]
         want = tflm_run(model, inputs).output(0)
         assert got.dtype == want.dtype and np.array_equal(got, want), (shapes, got, want)

@@ -7,7 +7,7 @@ created — or a Python callable (host reference kernels, copies).  Running a
 stretch of C steps costs a few nanoseconds per step.
 
 When every step is C and every device the steps use has its lifecycle in C
-(:func:`tvmdevice.plugin_support.c_lifecycle`), :meth:`RunLoop.cycle` runs a
+(:class:`tvmdevice.plugin.CLifecycle`), :meth:`RunLoop.cycle` runs a
 whole run — Activate each device, every step, Deactivate in reverse — in C,
 optionally with the GIL released; on the first non-zero status it stops and
 says where, and the executor turns that into the device's state and the error

@@ -26,43 +26,40 @@ tearing down after a failure never masks that failure: the original error is
 raised, with the teardown error attached (:func:`attach_cleanup_error`).
 
 Threads: one executor may be shared; its runs are serialized by a lock
-(see :class:`Executor`); :meth:`Executor.run_batch` runs a stacked batch,
-optionally on worker executors whose C run loop releases the GIL.
+(:mod:`tvmdevice.aot.run_lock`, see :class:`Executor`);
+:meth:`Executor.run_batch` runs a stacked batch, optionally on worker
+executors whose C run loop releases the GIL (:mod:`tvmdevice.aot.batch`).
+
+The checks of a caller's arguments are :mod:`tvmdevice.aot.io_checks`, a
+profiled run is :mod:`tvmdevice.aot.profiling`, and a run done in C answers
+through :mod:`tvmdevice.aot.c_run`.
 """
 
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from ..device_type import MemoryKind
-from ..errors import InvalidArgumentError, LifecycleError, TVMDeviceError
+from ..errors import LifecycleError, TVMDeviceError
 from ..lifecycle import State, Transition
 from ..plugin_support import c_step, status_error
 from ..teardown import Steps, attach_cleanup_error, deferred_interrupts
 from ._runloop import ACTIVATE_FAILED, STEP_FAILED, CRun, Ports
+from .batch import BatchRunner
 from .bind import BoundPlan, CallRecord
+from .c_run import CycleStop, Ran, batch_in_c, invoke_in_c
+from .io_checks import check_inputs, check_out
+from .profiling import StepTiming, run_profiled
+from .run_lock import RunLock
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..device import Device
     from .compiler import CompiledModule
 
 __all__ = ["Executor", "CallRecord", "StepTiming", "attach_cleanup_error"]
-
-
-@dataclass(frozen=True)
-class StepTiming:
-    step: int
-    label: str
-    device: str
-    ns: int
 
 
 class Executor:
@@ -99,11 +96,10 @@ class Executor:
         self.graph = module.graph
         self.devices: list[Device] = []
         self._closed = False
-        self._lock = threading.Lock()
-        self._holder: int | None = None  # thread ident of the call holding the lock
+        self._lock = RunLock()
         self._release_gil = bool(release_gil)
-        self._batch_pool: list[Executor] = []  # run_batch's worker executors, closed with this one
-        self._batch_threads: ThreadPoolExecutor | None = None
+        # run_batch, with its worker executors (closed with this one)
+        self._batch = BatchRunner(self, lambda: Executor(module, release_gil=True))
         self._crun: CRun | None = None  # the run in C, when the plan allows it (_prepare_run_path)
         try:
             self.devices = module.target.create_devices(module.registry, trace=trace)
@@ -140,7 +136,7 @@ class Executor:
           kernel or a copy) — under an accelerator that runs every operator it is not activated;
         * whether the run loop may do the whole run in C (:meth:`RunLoop.cycle`): every step a C
           kernel, every cycled device's Activate and Deactivate a C function
-          (:func:`~tvmdevice.plugin_support.c_lifecycle`) reached directly — not traced, not wrapped.
+          (:class:`~tvmdevice.plugin.CLifecycle`) reached directly — not traced, not wrapped.
         """
         bound, graph = self.bound, self.graph
         self._in_ports = tuple((bound.view(t), tuple(graph.tensors[t].shape), np.dtype(graph.tensors[t].dtype))
@@ -173,37 +169,6 @@ class Executor:
         no Python between them (see :meth:`run`)."""
         return self._c_run
 
-    def _acquire(self, what: str) -> None:
-        """Take the executor's lock for ``what``; refuse a re-entrant call instead of deadlocking."""
-        if not self._lock.acquire(False):
-            self._wait_for_lock(what)
-        self._holder = _get_ident()
-
-    def _wait_for_lock(self, what: str) -> None:
-        """The lock is taken: by this very thread (a re-entrant call, refused) or by another (wait for it)."""
-        if self._holder == _get_ident():  # only this thread ever sets it to its own ident: no race
-            raise LifecycleError(f"{what} was called from inside this executor's own run (a kernel or hook "
-                                 f"calling back into the executor); call it after the run returns")
-        self._lock.acquire()
-
-    def _release(self) -> None:
-        self._holder = None
-        self._lock.release()
-
-    @contextmanager
-    def _exclusive(self, what: str) -> Iterator[None]:
-        """Hold the executor's lock for ``what``; refuse a re-entrant call instead of deadlocking."""
-        me = threading.get_ident()
-        if self._holder == me:  # only this thread ever sets it to its own ident: no race
-            raise LifecycleError(f"{what} was called from inside this executor's own run (a kernel or hook "
-                                 f"calling back into the executor); call it after the run returns")
-        with self._lock:
-            self._holder = me
-            try:
-                yield
-            finally:
-                self._holder = None
-
     def _check_open(self, what: str) -> None:
         if self._closed:
             raise LifecycleError(f"{what}: executor is closed; create a new one with module.executor()")
@@ -216,7 +181,7 @@ class Executor:
             (the message names the input, what it expects and what it got).
         :raises LifecycleError: the executor is closed.
         """
-        with self._exclusive("set_inputs()"):
+        with self._lock.exclusive("set_inputs()"):
             self._check_open("set_inputs()")
             self._set_inputs(inputs)
 
@@ -225,70 +190,8 @@ class Executor:
         # cached tuples and copied in C; anything else goes through the full check, which explains
         # what is wrong, and a numpy copy.
         if not self._ports.load(inputs):
-            for arr, (view, _, _) in zip(self._check_inputs(inputs), self._in_ports):
+            for arr, (view, _, _) in zip(check_inputs(self.graph, inputs), self._in_ports):
                 np.copyto(view, arr)
-
-    def _check_out(self, out: Any) -> Sequence[np.ndarray]:
-        """``out`` for :meth:`run`: one writable array per graph output, of its dtype and exactly its shape."""
-        views = self._out_views
-        if (type(out) is list or type(out) is tuple) and len(out) == len(views):
-            for arr, view in zip(out, views):
-                if type(arr) is not np.ndarray or arr.shape != view.shape or arr.dtype != view.dtype \
-                        or not arr.flags.writeable:
-                    break
-            else:
-                return out
-        expected = len(views)
-        usage = f"pass a list of {expected} writable numpy array(s), one per model output, e.g. run([x], out=[y])"
-        if isinstance(out, (np.ndarray, str, bytes, Mapping)) or not isinstance(out, Sequence):
-            raise InvalidArgumentError(f"model {self.graph.name!r}: out must be a list of arrays, got "
-                                       f"{type(out).__name__}; {usage}")
-        if len(out) != expected:
-            raise InvalidArgumentError(f"model {self.graph.name!r} has {expected} output(s), out has "
-                                       f"{len(out)}; {usage}")
-        for k, (arr, view, t) in enumerate(zip(out, views, self.graph.outputs)):
-            what = f"model {self.graph.name!r}: out[{k}] (output {self.graph.tensors[t].name!r})"
-            if not isinstance(arr, np.ndarray):
-                raise InvalidArgumentError(f"{what} is {type(arr).__name__}, not a numpy array; pass an array "
-                                           f"like np.empty({view.shape}, np.{view.dtype.name})")
-            if arr.dtype != view.dtype:
-                raise InvalidArgumentError(f"{what} must be {view.dtype.name}, got {arr.dtype.name}")
-            if arr.shape != view.shape:
-                raise InvalidArgumentError(f"{what} must have shape {view.shape}, got {arr.shape}")
-            if not arr.flags.writeable:
-                raise InvalidArgumentError(f"{what} is read-only; pass a writable array")
-        return out
-
-    def _check_inputs(self, inputs: Any) -> list[np.ndarray]:
-        """``inputs`` as one array per graph input, each of the input's dtype and exact shape."""
-        expected = len(self.graph.inputs)
-        usage = f"pass a list of {expected} numpy array(s), one per model input, e.g. run([x])"
-        if inputs is None or isinstance(inputs, (np.ndarray, str, bytes, Mapping)) \
-                or not isinstance(inputs, (Sequence, Iterator)):
-            raise InvalidArgumentError(f"model {self.graph.name!r}: inputs must be a list of arrays, got "
-                                       f"{type(inputs).__name__}; {usage}")
-        values = list(inputs)
-        if len(values) != expected:
-            raise InvalidArgumentError(f"model {self.graph.name!r} takes {expected} input(s), "
-                                       f"got {len(values)}; {usage}")
-        arrays = []
-        for k, (t, value) in enumerate(zip(self.graph.inputs, values)):
-            tensor = self.graph.tensors[t]
-            shape, dtype = tuple(tensor.shape), np.dtype(tensor.dtype)
-            what = f"model {self.graph.name!r}: input {k} ({tensor.name!r})"
-            try:
-                arr = np.asarray(value)
-            except (TypeError, ValueError) as exc:
-                raise InvalidArgumentError(f"{what} is not an array ({type(exc).__name__}: {exc}); "
-                                           f"pass a {dtype.name} array of shape {shape}") from None
-            if arr.dtype != dtype:
-                raise InvalidArgumentError(f"{what} must be {dtype.name}, got {arr.dtype.name}")
-            # Exact shapes, no reshaping: a (1, 10, 49, 1) for a (1, 49, 10, 1)
-            # input has the right size and the wrong meaning.
-            if arr.shape != shape:
-                raise InvalidArgumentError(f"{what} must have shape {shape}, got {arr.shape}")
-            arrays.append(arr)
-        return arrays
 
     def run(self, inputs: Sequence[np.ndarray], *, out: Sequence[np.ndarray] | None = None,
             profile: bool = False) -> list[np.ndarray]:
@@ -310,24 +213,25 @@ class Executor:
         # inputs, out and the devices' state against cached values and does the whole run — or declines
         # without touching anything, and the Python path below explains or handles it.  No Python runs
         # inside that call, so nothing can call back into the executor: the holder is not needed there.
-        lock = self._lock
+        run_lock = self._lock
+        lock = run_lock.lock
         if not lock.acquire(False):
-            self._wait_for_lock("run()")
+            run_lock.wait("run()")
         try:
             crun = self._crun
             if crun is not None and not profile and self.timeline is None:
-                done = crun.run(inputs, out)
+                done = crun.run(inputs, out)  # the outputs, None (declined: nothing done) or where it stopped
                 if type(done) is list:
                     return done
-                self._holder = _get_ident()
+                run_lock.holder = _get_ident()
                 if done is not None:
-                    self._cycle_failed(*done)
-            self._holder = _get_ident()
+                    self._cycle_failed(CycleStop(*done))
+            run_lock.holder = _get_ident()
             if self._closed:
                 self._check_open("run()")
             return self._run_one(inputs, out, profile)
         finally:
-            self._holder = None
+            run_lock.holder = None
             lock.release()
 
     def _run_one(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray] | None,
@@ -335,7 +239,7 @@ class Executor:
         """One run, the lock held and the executor open."""
         ports = self._ports
         if out is not None and not ports.fits_out(out):
-            out = self._check_out(out)
+            out = check_out(self.graph, out, self._out_views)
         self._set_inputs(inputs)
         crun = self._crun
         if crun is not None and not profile and self.timeline is None:
@@ -344,11 +248,11 @@ class Executor:
             # Python path, which refuses it with the usual LifecycleError.  On the C path the devices'
             # Python state is not touched: they go opened -> active -> opened inside one call, under
             # this executor's lock, and come back opened unless a status says otherwise.
-            done = crun.invoke()
-            if done is False:
+            done = invoke_in_c(crun)
+            if done.ran is Ran.DECLINED:
                 self._invoke(False)
-            elif done is not None:
-                self._cycle_failed(*done)
+            elif done.stop is not None:
+                self._cycle_failed(done.stop)
         else:
             self._invoke(profile)
         if out is None:
@@ -358,9 +262,10 @@ class Executor:
                 np.copyto(arr, view)
         return list(out)
 
-    def _cycle_failed(self, phase: int, index: int, status: int) -> None:
+    def _cycle_failed(self, stop: CycleStop) -> None:
         """Make the devices' state what it is after :meth:`RunLoop.cycle` stopped, raise what the hooks
         would have raised, and deactivate what is still active — exactly as :meth:`_invoke` does."""
+        phase, index, status = stop.phase, stop.index, stop.status
         devices = self._cycled
         if phase == ACTIVATE_FAILED or phase == STEP_FAILED:
             activated = devices[:index] if phase == ACTIVATE_FAILED else devices
@@ -406,116 +311,41 @@ class Executor:
             ``out``, a bad ``workers``, or ``workers > 1`` on a stateful model.
         :raises LifecycleError: the executor is closed.
         """
-        ports = self._in_ports
-        name = self.graph.name
-        usage = (f"pass a list of {len(ports)} stacked array(s), one per model input, each of shape "
-                 f"(N, *input_shape), e.g. run_batch([np.stack(samples)])")
-        if isinstance(inputs, (np.ndarray, str, bytes, Mapping)) or not isinstance(inputs, Sequence) \
-                or len(inputs) != len(ports):
-            raise InvalidArgumentError(f"model {name!r}: run_batch takes {len(ports)} stacked input(s); {usage}")
-        stacked = [np.asarray(x) for x in inputs]
-        sizes = {x.shape[0] if x.ndim else -1 for x in stacked}
-        if len(sizes) != 1 or -1 in sizes:
-            raise InvalidArgumentError(f"model {name!r}: every stacked input needs the same leading batch size, "
-                                       f"got shapes {[x.shape for x in stacked]}; {usage}")
-        (n,) = sizes
-        for k, (x, (_, shape, dtype)) in enumerate(zip(stacked, ports)):
-            if x.shape[1:] != shape or x.dtype != dtype:
-                raise InvalidArgumentError(f"model {name!r}: stacked input {k} must be {dtype.name} of shape "
-                                           f"(N, *{shape}), got {x.dtype.name} {x.shape}")
-        if workers is None:
-            workers = 1
-        if type(workers) is not int or workers < 1:
-            raise InvalidArgumentError(f"run_batch: workers must be None or an int >= 1, got {workers!r}")
-        if workers > 1 and self.module.schedule.states:
-            raise InvalidArgumentError(f"model {name!r} has operator state (LSTM/SVDF variables): its samples "
-                                       f"depend on each other, run them in order (workers=None)")
-        views = self._out_views
-        if out is None:
-            out = [np.empty((n, *v.shape), v.dtype) for v in views]
-        else:
-            self._check_batch_out(out, n)
-        # Only a run done in C leaves the GIL: Python steps would run one thread at a time anyway.
-        workers = max(1, min(workers, n)) if self._c_run else 1
-        if workers == 1:
-            self._run_chunk(stacked, out, 0, n)
-            return list(out)
-        pool, threads = self._batch_executors(workers - 1)
-        bounds = [n * w // workers for w in range(workers + 1)]
-        futures = [threads.submit(ex._run_chunk, stacked, out, bounds[w + 1], bounds[w + 2])
-                   for w, ex in enumerate(pool)]
-        errors: list[BaseException] = []
-        try:
-            self._run_chunk(stacked, out, bounds[0], bounds[1])
-        except BaseException as exc:  # noqa: BLE001 - raised below once the workers are done
-            errors.append(exc)
-        for f in futures:
-            failure = f.exception()
-            if failure is not None:
-                errors.append(failure)
-        if errors:
-            raise errors[0]
-        return list(out)
+        return self._batch.run(inputs, workers, out)
 
-    def _run_chunk(self, stacked: list[np.ndarray], out: Sequence[np.ndarray], start: int, stop: int) -> None:
+    def _run_samples(self, stacked: list[np.ndarray], out: Sequence[np.ndarray], start: int, stop: int) -> None:
         """Samples ``[start, stop)`` of a batch, the lock held once for all of them: all in C when the run
         :attr:`runs_in_c` (GIL released in a ``release_gil`` executor), else one :meth:`run` each."""
-        self._acquire("run_batch()")
+        self._lock.acquire("run_batch()")
         try:
             self._check_open("run_batch()")
             crun = self._crun
             if crun is not None and self.timeline is None:
-                done = crun.run_batch(stacked, out, start, stop)
-                if done is None:
+                done = batch_in_c(crun, stacked, out, start, stop)
+                if done.ran is Ran.DONE:
                     return
-                if done is not False:
-                    self._cycle_failed(*done[:3])
+                if done.stop is not None:
+                    self._cycle_failed(done.stop)
             for i in range(start, stop):
                 self._run_one([x[i] for x in stacked], [o[i] for o in out], False)
         finally:
-            self._release()
-
-    def _check_batch_out(self, out: Any, n: int) -> None:
-        views = self._out_views
-        if isinstance(out, (np.ndarray, str, bytes, Mapping)) or not isinstance(out, Sequence) \
-                or len(out) != len(views):
-            raise InvalidArgumentError(f"model {self.graph.name!r}: out must be a list of {len(views)} array(s), "
-                                       f"one (N, *output_shape) array per model output")
-        for k, (arr, view) in enumerate(zip(out, views)):
-            if not isinstance(arr, np.ndarray) or arr.shape != (n, *view.shape) or arr.dtype != view.dtype \
-                    or not arr.flags.writeable:
-                got = f"{arr.dtype.name} {arr.shape}" if isinstance(arr, np.ndarray) else type(arr).__name__
-                raise InvalidArgumentError(f"model {self.graph.name!r}: out[{k}] must be a writable "
-                                           f"{view.dtype.name} array of shape {(n, *view.shape)}, got {got}")
-
-    def _batch_executors(self, count: int) -> tuple[list["Executor"], ThreadPoolExecutor]:
-        """``count`` worker executors for :meth:`run_batch` (GIL released in their run loop) and the threads
-        that run them, made on first use and kept until :meth:`close`."""
-        with self._exclusive("run_batch()"):
-            self._check_open("run_batch()")
-            while len(self._batch_pool) < count:
-                self._batch_pool.append(Executor(self.module, release_gil=True))
-            if self._batch_threads is None or self._batch_threads._max_workers < count:
-                if self._batch_threads is not None:
-                    self._batch_threads.shutdown()
-                self._batch_threads = ThreadPoolExecutor(count, thread_name_prefix="tvmdevice-batch")
-            return self._batch_pool[:count], self._batch_threads
+            self._lock.release()
 
     def invoke(self, *, profile: bool = False) -> None:
         """Run the plan on the inputs already in place (the timed part of :meth:`run`)."""
-        self._acquire("invoke()")
+        self._lock.acquire("invoke()")
         try:
             self._check_open("invoke()")
             crun = self._crun
             if crun is not None and not profile and self.timeline is None:
-                done = crun.invoke()
-                if done is None:
+                done = invoke_in_c(crun)
+                if done.ran is Ran.DONE:
                     return
-                if done is not False:
-                    self._cycle_failed(*done)
+                if done.stop is not None:
+                    self._cycle_failed(done.stop)
             self._invoke(profile)
         finally:
-            self._release()
+            self._lock.release()
 
     def _invoke(self, profile: bool) -> None:
         activated: list[Device] = []
@@ -524,7 +354,8 @@ class Executor:
                 dev.activate()
                 activated.append(dev)
             if profile or self.timeline is not None:
-                self._run_profiled()
+                self.timings: list[StepTiming] = []
+                run_profiled(self.bound.loop, self.labels, self.timings, self.timeline)
             else:
                 self.bound.loop.run()
         except BaseException as exc:
@@ -532,17 +363,6 @@ class Executor:
                 attach_cleanup_error(exc, cleanup)
             raise
         _deactivate(activated).raise_errors()
-
-    def _run_profiled(self) -> None:
-        self.timings: list[StepTiming] = []
-        for i, (label, device) in enumerate(self.labels):
-            start = time.perf_counter_ns()
-            self.bound.loop.run(i, i + 1)
-            ns = time.perf_counter_ns() - start
-            self.timings.append(StepTiming(i, label, device, ns))
-            if self.timeline is not None:
-                cat = "copy" if label.startswith("copy") else "kernel"
-                self.timeline.add_span(label, cat, start, ns, device=device)
 
     def reset_state(self) -> None:
         """Reset the model's operator state (TFLite variable tensors: an LSTM's hidden and cell state, an
@@ -553,13 +373,13 @@ class Executor:
 
         :raises LifecycleError: the executor is closed.
         """
-        with self._exclusive("reset_state()"):
+        with self._lock.exclusive("reset_state()"):
             self._check_open("reset_state()")
             self.bound.reset_state()
 
     def tensor(self, index: int) -> np.ndarray:
         """A copy of tensor ``index`` after a run (constants, host tensors, or device tensors)."""
-        with self._exclusive("tensor()"):
+        with self._lock.exclusive("tensor()"):
             self._check_open("tensor()")
             return self.bound.tensor(index)
 
@@ -581,7 +401,7 @@ class Executor:
         the cause).  Idempotent: a second call does whatever is left (usually
         nothing) and raises nothing new.  Waits for a run in progress.
         """
-        with self._exclusive("close()"):
+        with self._lock.exclusive("close()"):
             self._closed = True
             self._crun = None
             self._teardown()
@@ -590,12 +410,7 @@ class Executor:
         """Free what binding allocated and walk every device down, whatever fails on the way."""
         with deferred_interrupts():
             steps = Steps("closing the executor")
-            pool, self._batch_pool = self._batch_pool, []
-            threads, self._batch_threads = self._batch_threads, None
-            if threads is not None:
-                steps.run(threads.shutdown)
-            for worker in pool:
-                steps.run(worker.close)
+            self._batch.close(steps)
             for dev in reversed(self.devices):
                 for ptr, alloc in list(dev.allocations.items()):
                     steps.run(dev.free_workspace if alloc.kind == "workspace" else dev.free_data_space, ptr)

@@ -79,7 +79,7 @@ cdef class BrokenKernel:
         return PyCapsule_New(&self.k, b"tvmdevice.kernel", NULL)
 
 
-# A C lifecycle for the binder's tests (tvmdevice.plugin_support.c_lifecycle).
+# A C lifecycle for the tests of tvmdevice.plugin.CLifecycle.
 # Its device struct is four uint32: calls, last step (1 init .. 6 destroy),
 # the step to fail (0 none) and the status that step returns.
 ctypedef struct lifecycle_device_t:

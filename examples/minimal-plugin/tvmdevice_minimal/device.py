@@ -1,6 +1,6 @@
 """The declarations C is generated from: the device struct and the ADD params struct."""
 
-from tvmdevice import DeviceType, Field, Layout
+from tvmdevice.plugin import DeviceType, Field, Layout
 
 DEVICE_TYPE = DeviceType("minimal", Layout("tvm_device_minimal_t", (Field("active", "uint32_t"),)),
                          operators=frozenset({"ADD"}), description="example C plugin: one int8 ADD kernel")

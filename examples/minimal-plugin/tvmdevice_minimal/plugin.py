@@ -1,11 +1,11 @@
 """The hooks: C lifecycle, default host memory, one ADD kernel fed by the core's op data."""
 
-from tvmdevice import DeviceAttrKind, PreparedCall, hookimpl
-from tvmdevice.plugin_support import c_lifecycle
+from tvmdevice.plugin import CLifecycle, DeviceAttrKind, PreparedCall, hookimpl
 
 from .device import ADD_PARAMS, DEVICE_TYPE
 
-globals().update(c_lifecycle("tvmdevice_minimal._ext:LIFECYCLE", DEVICE_TYPE.name))
+#: The six lifecycle hooks: the C functions of the extension's table, registered with this module.
+lifecycle = CLifecycle("tvmdevice_minimal._ext:LIFECYCLE", DEVICE_TYPE.name)
 
 
 @hookimpl
@@ -20,7 +20,7 @@ def tvmdevice_get_attr(device, kind):
 
 @hookimpl
 def tvmdevice_prepare_operator(op_data):
-    from tvmdevice.params import ParamsStruct
+    from tvmdevice.plugin import ParamsStruct
 
     from ._ext import ADD_KERNEL
 

@@ -128,16 +128,17 @@ def test_device_type_declares_its_operators_and_options():
 
 def test_c_lifecycle_refuses_an_uninitialized_struct():
     """TVMDeviceCmsisNn* (what firmware calls) reject a struct Init never saw."""
-    from tvmdevice._lifecycle import call
     from tvmdevice.memory import address_of, aligned_empty
+    from tvmdevice.plugin import CLifecycle
 
     from tvmdevice_cmsis._kernels import LIFECYCLE
 
+    call = CLifecycle(LIFECYCLE, DEVICE_TYPE.name).call
     storage = aligned_empty(LAYOUT.size, 64)
     address = address_of(storage)
-    assert call(LIFECYCLE, "open", address) == 2  # TVMD_ERR_INVALID_STATE
-    assert call(LIFECYCLE, "activate", address) == 2
-    assert call(LIFECYCLE, "init", address) == 0
-    assert call(LIFECYCLE, "open", address) == 0 and call(LIFECYCLE, "activate", address) == 0
+    assert call("open", address) == 2  # TVMD_ERR_INVALID_STATE
+    assert call("activate", address) == 2
+    assert call("init", address) == 0
+    assert call("open", address) == 0 and call("activate", address) == 0
     assert struct_view(LAYOUT, storage)["active"][0] == 1
-    assert call(LIFECYCLE, "destroy", address) == 0 and not storage.any()
+    assert call("destroy", address) == 0 and not storage.any()

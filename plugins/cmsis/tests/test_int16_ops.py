@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from tflite import TensorType as TT
 from tvmdevice import ops
 from tvmdevice.aot.builder import ModelBuilder, single_op_model
-from tvmdevice.aot.builder._common import TT
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.errors import ModelError, Refusal
 

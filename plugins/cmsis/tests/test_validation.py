@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import tvmdevice
-from tvmdevice._abi import invoke_kernel
 from tvmdevice.errors import InvalidArgumentError, LifecycleError, ModelError, NotSupportedError
 from tvmdevice.ir import Quantization
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import analyze
+from tvmdevice.plugin import invoke_kernel
 
 from tvmdevice_cmsis import kernels
 from tvmdevice_cmsis.runner import GraphRunner

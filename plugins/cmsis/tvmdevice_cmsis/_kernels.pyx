@@ -97,7 +97,7 @@ def scratch_bytes(int index, uintptr_t address):
 
 # -------------------------------------------------------------- lifecycle
 #: The ``"tvmdevice.lifecycle"`` capsule of ``TVMDeviceCmsisNn{Init,...,Destroy}``
-#: (``tvmdevice.plugin_support.c_lifecycle`` makes the lifecycle hooks of it).
+#: (``tvmdevice.plugin.CLifecycle`` makes the lifecycle hooks of it).
 LIFECYCLE = lifecycle_capsule(&tvmd_cmsis_lifecycle)
 
 

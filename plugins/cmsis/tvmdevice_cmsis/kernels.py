@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from tvmdevice._abi import invoke_kernel, params_address
 from tvmdevice.errors import InvalidArgumentError, NotSupportedError, Refusal, error_for_status
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.layout import Layout
 from tvmdevice.memory import address_of, aligned_empty
 from tvmdevice.ops import OpData, analyze, kernel_key
 from tvmdevice.params import ParamsStruct
+from tvmdevice.plugin import invoke_kernel, params_address
 
 from .kernel_table import ALL_KERNELS, KERNEL_BY_KIND, kernel_for, packing_for
 from .ops._common import BufferSpec, KernelPlan, call_buffers

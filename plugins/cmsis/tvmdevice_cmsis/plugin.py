@@ -7,7 +7,8 @@ rather than fatal.
 
 The lifecycle hooks call the C functions ``TVMDeviceCmsisNn<Hook>`` that a
 firmware build would call, on the framework-allocated
-``tvm_device_cmsis_nn_t`` (:func:`tvmdevice.plugin_support.c_lifecycle`);
+``tvm_device_cmsis_nn_t`` (:class:`tvmdevice.plugin.CLifecycle`; Init also writes
+the target options C cannot see);
 data space and copies are the framework's host-memory hooks.  Python keeps
 only the workspace blocks, whose cap and bookkeeping live in the struct.
 """
@@ -17,12 +18,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from tvmdevice.attrs import DeviceAttrKind
-from tvmdevice.device_type import DeviceType
 from tvmdevice.errors import DeviceMemoryError
-from tvmdevice.hookspecs import hookimpl
-from tvmdevice.memory import address_of, aligned_empty
-from tvmdevice.plugin_support import c_lifecycle
+from tvmdevice.plugin import CLifecycle, DeviceAttrKind, DeviceType, address_of, aligned_empty, hookimpl
 
 from .device import API_VERSION, DEVICE_TYPE
 
@@ -43,23 +40,20 @@ def tvmdevice_device_types() -> list[DeviceType]:
 
 
 # ------------------------------------------------------------------ lifecycle
-_LIFECYCLE = c_lifecycle("tvmdevice_cmsis._kernels:LIFECYCLE", DEVICE_TYPE.name)
-tvmdevice_open = _LIFECYCLE["tvmdevice_open"]
-tvmdevice_activate = _LIFECYCLE["tvmdevice_activate"]
-tvmdevice_deactivate = _LIFECYCLE["tvmdevice_deactivate"]
-tvmdevice_close = _LIFECYCLE["tvmdevice_close"]
-tvmdevice_destroy = _LIFECYCLE["tvmdevice_destroy"]
+class Lifecycle(CLifecycle):
+    """``TVMDeviceCmsisNn<Step>``; Init then writes the target options C cannot see into the struct
+    (an export's generated configure function writes the same members)."""
+
+    @hookimpl
+    def tvmdevice_init(self, device: "Device", options: dict[str, Any]) -> None:
+        from .export import configured_fields
+
+        super().tvmdevice_init(device, options)
+        for name, value in configured_fields(options).items():
+            device.fields[name][0] = value
 
 
-@hookimpl
-def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
-    from .export import configured_fields
-
-    _LIFECYCLE["tvmdevice_init"](device, options)
-    # Target options C cannot see: written into the struct after Init (an
-    # export's generated configure function writes the same members).
-    for name, value in configured_fields(options).items():
-        device.fields[name][0] = value
+lifecycle = Lifecycle("tvmdevice_cmsis._kernels:LIFECYCLE", DEVICE_TYPE.name)
 
 
 # ---------------------------------------------------------------- attributes

@@ -1,7 +1,7 @@
 """A minimal sequential runner: a whole graph on the cmsis-nn kernels.
 
 Every tensor gets one preallocated numpy buffer, every operator one prepared
-call, and the core's run loop (:class:`tvmdevice.aot._runloop.RunLoop`) calls
+call, and the core's run loop (:class:`tvmdevice.plugin.RunLoop`) calls
 the kernels back to back through their C function pointers, with no Python in
 between.  It is
 what benchmarks and whole-model tests need; the framework's AOT executor
@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from tvmdevice.aot._runloop import RunLoop
 from tvmdevice.errors import InvalidArgumentError, NotSupportedError, error_for_status
 from tvmdevice.memory import aligned_empty
 from tvmdevice.ops import analyze
+from tvmdevice.plugin import RunLoop
 
 from .kernels import SCRATCH_ALIGNMENT, check_buffers, check_device, prepare
 

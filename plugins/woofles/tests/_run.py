@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tvmdevice._abi import invoke_kernel
 from tvmdevice.errors import error_for_status
 from tvmdevice.ir import ABSENT, Graph, Operator
 from tvmdevice.ops import analyze
+from tvmdevice.plugin import invoke_kernel
 
 
 def prepare(registry: Any, device: Any, graph: Graph, op: Operator) -> Any:

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tvmdevice._abi import invoke_kernel
 from tvmdevice.aot.builder import single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.errors import LifecycleError, Status, error_for_status
 from tvmdevice.memory import address_of, aligned_empty
+from tvmdevice.plugin import invoke_kernel
 
 import tvmdevice_woofles
 from tvmdevice_woofles import _woofles

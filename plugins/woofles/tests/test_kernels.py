@@ -134,7 +134,7 @@ def test_kernel_names_follow_the_convention(registry, key):
     graph = load_tflite(declared_model(key))
     call = registry.prepare_operator(registry.device_type("woofles"), registry.device_type("woofles")
                                      .default_options(), graph, graph.operators[0])
-    from tvmdevice._abi import kernel_info
+    from tvmdevice.plugin import kernel_info
 
     name, _, _ = kernel_info(call.kernel)
     assert name == call.name and name.startswith("tvmd_woofles_")

@@ -9,8 +9,8 @@ import pytest
 from _models import INT16, declared_model
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from tflite import TensorType as TT
 from tvmdevice.aot.builder import ModelBuilder, single_op_model
-from tvmdevice.aot.builder._common import TT
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.errors import Refusal
 from tvmdevice.ops import analyze

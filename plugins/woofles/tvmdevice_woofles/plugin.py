@@ -13,17 +13,16 @@ import collections
 import time
 from typing import TYPE_CHECKING, Any
 
-from tvmdevice.attrs import DeviceAttrKind
-from tvmdevice.errors import (
-    DeviceMemoryError,
-    InvalidArgumentError,
-    LifecycleError,
+from tvmdevice.errors import DeviceMemoryError, InvalidArgumentError, LifecycleError
+from tvmdevice.plugin import (
+    CLifecycle,
+    DeviceAttrKind,
     Status,
+    address_of,
+    aligned_empty,
     error_for_status,
+    hookimpl,
 )
-from tvmdevice.hookspecs import hookimpl
-from tvmdevice.memory import address_of, aligned_empty
-from tvmdevice.plugin_support import c_lifecycle
 
 from .device import (
     DEVICE_TYPE,
@@ -92,65 +91,66 @@ def _transition(device: "Device", what: str, fn_name: str) -> None:
 
 
 # ---------------------------------------------------------------- lifecycle
-@hookimpl
-def tvmdevice_init(device: "Device", options: dict[str, Any]) -> None:
-    # Init, then Configure, as an exported model's generated code does.  The
-    # declared options carry the bounds (checked when the target is parsed);
-    # the SRAM's backing is handed over at Open.
-    c = _c()
-    _raise_for(c.init(device.handle_address), device, "Init")
-    config = config_values(options)
-    status = c.configure(device.handle_address, 0, SRAM_BASE, config["sram_size"], config["mac_width"],
-                         config["dma_bytes_per_cycle"], config["clock_mhz"])
-    if status != Status.OK:
-        c.destroy(device.handle_address)  # back to uninitialized: Init did not happen
-        _raise_for(status, device, f"Configure({config})")
-    device.fields["state_since_ns"][0] = time.monotonic_ns()
+class Lifecycle(CLifecycle):
+    """The woofles lifecycle: the extension's C table, with Init, Open, Close and Destroy done here.
+
+    Activate and Deactivate stay C (the capsule's host steps: the transition, with the wall-clock time
+    of the state left charged first), so the executor's run loop calls them without Python.  The four
+    steps overridden here hand the SRAM's host backing and the DMA bounce buffers over, which C cannot.
+    """
+
+    @hookimpl
+    def tvmdevice_init(self, device: "Device", options: dict[str, Any]) -> None:
+        # Init, then Configure, as an exported model's generated code does.  The
+        # declared options carry the bounds (checked when the target is parsed);
+        # the SRAM's backing is handed over at Open.
+        c = _c()
+        _raise_for(c.init(device.handle_address), device, "Init")
+        config = config_values(options)
+        status = c.configure(device.handle_address, 0, SRAM_BASE, config["sram_size"], config["mac_width"],
+                             config["dma_bytes_per_cycle"], config["clock_mhz"])
+        if status != Status.OK:
+            c.destroy(device.handle_address)  # back to uninitialized: Init did not happen
+            _raise_for(status, device, f"Configure({config})")
+        device.fields["state_since_ns"][0] = time.monotonic_ns()
+
+    @hookimpl
+    def tvmdevice_destroy(self, device: "Device") -> None:
+        _transition(device, "Destroy", "destroy")
+        device.plugin_state.clear()
+
+    @hookimpl
+    def tvmdevice_open(self, device: "Device") -> None:
+        f = device.fields
+        # Open (in C) zeroes it: a freshly powered SRAM reads as zeros.
+        sram = aligned_empty(int(f["sram_size"][0]), SRAM_HOST_ALIGNMENT, zero=False)
+        f["sram_host"][0] = address_of(sram)
+        try:
+            _transition(device, "Open", "open")
+        except BaseException:
+            f["sram_host"][0] = 0
+            raise
+        device.plugin_state["sram"] = sram
+        device.plugin_state["bounce"] = collections.defaultdict(collections.deque)
+
+    @hookimpl
+    def tvmdevice_close(self, device: "Device") -> None:
+        try:
+            power = _power(device)
+            if power is PowerState.OFF:
+                return  # Open failed: nothing was powered
+            if power is PowerState.ACTIVE:
+                _transition(device, "Deactivate", "deactivate")  # after a failed Deactivate
+            _transition(device, "Close", "close")
+        finally:
+            # Only after the C side drained the queues: descriptors point into
+            # the bounce buffers and the SRAM backing.
+            device.fields["sram_host"][0] = 0  # the backing goes with plugin_state["sram"]
+            device.plugin_state.pop("bounce", None)
+            device.plugin_state.pop("sram", None)
 
 
-@hookimpl
-def tvmdevice_destroy(device: "Device") -> None:
-    _transition(device, "Destroy", "destroy")
-    device.plugin_state.clear()
-
-
-@hookimpl
-def tvmdevice_open(device: "Device") -> None:
-    f = device.fields
-    # Open (in C) zeroes it: a freshly powered SRAM reads as zeros.
-    sram = aligned_empty(int(f["sram_size"][0]), SRAM_HOST_ALIGNMENT, zero=False)
-    f["sram_host"][0] = address_of(sram)
-    try:
-        _transition(device, "Open", "open")
-    except BaseException:
-        f["sram_host"][0] = 0
-        raise
-    device.plugin_state["sram"] = sram
-    device.plugin_state["bounce"] = collections.defaultdict(collections.deque)
-
-
-@hookimpl
-def tvmdevice_close(device: "Device") -> None:
-    try:
-        power = _power(device)
-        if power is PowerState.OFF:
-            return  # Open failed: nothing was powered
-        if power is PowerState.ACTIVE:
-            _transition(device, "Deactivate", "deactivate")  # after a failed Deactivate
-        _transition(device, "Close", "close")
-    finally:
-        # Only after the C side drained the queues: descriptors point into
-        # the bounce buffers and the SRAM backing.
-        device.fields["sram_host"][0] = 0  # the backing goes with plugin_state["sram"]
-        device.plugin_state.pop("bounce", None)
-        device.plugin_state.pop("sram", None)
-
-
-# Activate and Deactivate are C (the capsule's host steps: the transition, with the wall-clock time of the
-# state left charged first), so the executor's run loop calls them without Python.
-_C_STEPS = c_lifecycle("tvmdevice_woofles._woofles:LIFECYCLE", NAME)
-tvmdevice_activate = _C_STEPS["tvmdevice_activate"]
-tvmdevice_deactivate = _C_STEPS["tvmdevice_deactivate"]
+lifecycle = Lifecycle("tvmdevice_woofles._woofles:LIFECYCLE", NAME)
 
 
 # --------------------------------------------------------------- attributes

@@ -9,7 +9,7 @@
  *
  * and publishes them as one tvmd_lifecycle_t inside a PyCapsule named
  * TVMD_LIFECYCLE_CAPSULE (tvmdevice/capsules.pxd: lifecycle_capsule).
- * tvmdevice.plugin_support.c_lifecycle turns that capsule into the six
+ * tvmdevice.plugin.CLifecycle turns that capsule into the six
  * lifecycle hooks.  The struct starts with abi_version and struct_size so that
  * a plugin built against another version is refused, never called.  A NULL
  * function pointer means the device has nothing to do in that transition.
