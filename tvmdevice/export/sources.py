@@ -30,10 +30,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["DeviceSources", "EXPORT_CPUS"]
+__all__ = ["DeviceSources", "EXPORT_CPUS", "DEFAULT_MCPU"]
 
 #: The CPUs an export builds for (names of :data:`tvmdevice.firmware.CPUS`).
 EXPORT_CPUS: tuple[str, ...] = ("host", "cortex-m55", "cortex-m4", "cortex-m3")
+
+#: The ``-mcpu`` that ``tvmdevice export`` and ``module.export`` compile for when the target leaves it empty.
+DEFAULT_MCPU = "cortex-m55"
 
 
 @dataclass(frozen=True)
