@@ -72,10 +72,9 @@ def _tokens(text: str) -> list[str]:
 def _declared_name(decl: list[str]) -> str | None:
     """The name a top-level declaration (tokens before its ``{``, ``=`` or ``;``) declares."""
     for k, tok in enumerate(decl):
-        if tok == "(" and k > 0 and decl[k - 1] not in _NOT_A_NAME and decl[k - 1] not in ("(", "*"):
-            name = decl[k - 1]
-            return name if name.isidentifier() and name not in _KEYWORDS else None
-    head = decl[: decl.index("[")] if "[" in decl else decl
+        if tok == "(" and k > 0 and decl[k - 1].isidentifier() and decl[k - 1] not in _KEYWORDS:
+            return decl[k - 1]  # a function
+    head = decl[: decl.index("[")] if "[" in decl else decl  # an object (a function pointer's name too)
     names = [t for t in head if t.isidentifier() and t not in _KEYWORDS]
     return names[-1] if names else None
 
