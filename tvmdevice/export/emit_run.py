@@ -123,15 +123,15 @@ def emit_run(ctx: Context, constants: ConstantTable, *, pool_init: str, state_in
     """``tvmgen_<model>_run``."""
     p, P = ctx.p, ctx.p.upper()
     invalid = f"{p}_fail_run({P}_CALL_INVALID, TVMD_ERR_INVALID_ARGUMENT, devices)"
-    checks = "".join(f"  if (inputs->{io.member} == NULL) return {invalid};\n" for io in ctx.out.inputs)
-    checks += "".join(f"  if (outputs->{io.member} == NULL) return {invalid};\n" for io in ctx.out.outputs)
-    copies_in = "".join(f"  memcpy({ctx.host_pointer(io.tensor)}, inputs->{io.member}, {io.macro(p)});\n"
-                        for io in ctx.out.inputs)
+    inputs = "".join(f"  if (inputs->{io.member} == NULL) return {invalid};\n" for io in ctx.out.inputs)
+    inputs += "".join(f"  memcpy({ctx.host_pointer(io.tensor)}, inputs->{io.member}, {io.macro(p)});\n"
+                      for io in ctx.out.inputs)
+    outputs = "".join(f"  if (outputs->{io.member} == NULL) return {invalid};\n" for io in ctx.out.outputs)
     copies_out = "".join(f"  memcpy(outputs->{io.member}, {_output_source(ctx, constants, io)}, {io.macro(p)});\n"
                          for io in ctx.out.outputs)
     return (f"int32_t {p}_run({run_parameters(ctx)}) {{\n  int32_t status = TVMD_OK;\n  {p}_failed = {P}_CALL_NONE;\n"
             f"  if (!{p}_opened) return {p}_fail_run({P}_CALL_INVALID, TVMD_ERR_INVALID_STATE, devices);\n"
             f"  if (inputs == NULL || outputs == NULL || devices == NULL) return {invalid};\n"
-            f"{pool_init}{checks}{copies_in}{state_init}{activate}{steps}"
+            f"{pool_init}{inputs}{outputs}{state_init}{activate}{steps}"
             f"  status = {p}_deactivate(TVMD_OK, devices);\n  if (status != TVMD_OK) return status;\n"
             f"{copies_out}  return TVMD_OK;\n}}\n")

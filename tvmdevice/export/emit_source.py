@@ -89,14 +89,19 @@ def emit_device_state(ctx: Context) -> str:
     return text
 
 
-def emit_failures(ctx: Context) -> str:
-    """The failure paths: a failing open tears down what it opened, a failing run deactivates."""
+def emit_fail_open(ctx: Context) -> str:
+    """Open's failure path: what it opened is torn down, its own status reported."""
     p = ctx.p
     return (f"static int32_t {p}_fail_open(int32_t call, int32_t status, struct {p}_devices* devices) {{\n"
             f"  {p}_failed = call;\n"
             f"  if (call >= 0) (void){p}_teardown(devices); /* the open's status is the one to report */\n"
-            f"  {p}_failed = call;\n  return status;\n}}\n\n"
-            f"static int32_t {p}_fail_run(int32_t call, int32_t status, struct {p}_devices* devices) {{\n"
+            f"  {p}_failed = call;\n  return status;\n}}\n")
+
+
+def emit_fail_run(ctx: Context) -> str:
+    """Run's failure path: every active device is deactivated."""
+    p = ctx.p
+    return (f"static int32_t {p}_fail_run(int32_t call, int32_t status, struct {p}_devices* devices) {{\n"
             f"  {p}_failed = call;\n  return {p}_deactivate(status, devices);\n}}\n")
 
 
@@ -117,6 +122,6 @@ def emit_model_source(ctx: Context, constants: ConstantTable) -> str:
             "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n"
             f"#include \"tvmdevice/c_device_api.h\"\n{includes}#include \"{p}.h\"\n#include \"{p}_constants.h\"\n\n"
             f"{emit_prototypes(ctx)}\n{pool_decl}\n{emit_calls(ctx)}\n{emit_device_state(ctx)}"
-            f"{emit_errors(ctx)}{teardown}\n{deactivate}\n{emit_failures(ctx)}\n"
+            f"{emit_errors(ctx)}{teardown}\n{emit_fail_open(ctx)}\n{deactivate}\n{emit_fail_run(ctx)}\n"
             f"static uint8_t {p}_opened;\n{flag}\n{emit_open(ctx, open_steps, pending)}\n{run}\n"
             f"{reset}{emit_close(ctx)}")

@@ -157,17 +157,18 @@ def reachable(files: Mapping[str, CFile], roots: Iterable[str]) -> tuple[list[st
             definer.setdefault(name, path)
     chosen: set[str] = set()
     seen: set[str] = set()
-    todo = list(roots)
+    wanted = set(roots)
+    todo = list(wanted)
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.add(name)
-        path = definer.get(name)
-        if path is not None and path not in chosen:
-            chosen.add(path)
-            todo.extend(files[path].uses)
-    return [p for p in files if p in chosen], {n for n in roots if n not in definer}
+        where = definer.get(name)
+        if where is not None and where not in chosen:
+            chosen.add(where)
+            todo.extend(files[where].uses)
+    return [p for p in files if p in chosen], {n for n in wanted if n not in definer}
 
 
 def _split(output: str, sources: list[str]) -> dict[str, tuple[str, set[str]]]:

@@ -5,8 +5,8 @@ int32_t tvmgen_demo_run(struct tvmgen_demo_inputs* inputs, struct tvmgen_demo_ou
   if (inputs == NULL || outputs == NULL || devices == NULL) return tvmgen_demo_fail_run(TVMGEN_DEMO_CALL_INVALID, TVMD_ERR_INVALID_ARGUMENT, devices);
   uint8_t* const pool = tvmgen_demo_host_pool;
   if (inputs->t0 == NULL) return tvmgen_demo_fail_run(TVMGEN_DEMO_CALL_INVALID, TVMD_ERR_INVALID_ARGUMENT, devices);
-  if (outputs->t14 == NULL) return tvmgen_demo_fail_run(TVMGEN_DEMO_CALL_INVALID, TVMD_ERR_INVALID_ARGUMENT, devices);
   memcpy((pool + 2048), inputs->t0, TVMGEN_DEMO_T0_SIZE);
+  if (outputs->t14 == NULL) return tvmgen_demo_fail_run(TVMGEN_DEMO_CALL_INVALID, TVMD_ERR_INVALID_ARGUMENT, devices);
   { /* #0 CONV_2D on c */
     void* const buffers[] = {
         (void*)(pool + 2048),
