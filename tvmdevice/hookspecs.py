@@ -720,6 +720,12 @@ def tvmdevice_export_sources(device_type: "DeviceType", options: dict[str, Any],
     configure function run after Init).  See
     :class:`~tvmdevice.export.DeviceSources` for the C contract.
 
+    Name all of the device's C: the export builds, for each CPU, only the
+    sources whose non-static definitions the model's calls reach once that
+    CPU's preprocessor has removed the other instruction sets' code, and ships
+    only those and the headers they include (``tvmdevice.export.select``).
+    How the C is split into files does not matter.
+
     :param device_type: the device type being exported.
     :param options: its target options.
     :param cpu: one of :data:`~tvmdevice.export.EXPORT_CPUS` (``"host"``,

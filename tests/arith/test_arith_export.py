@@ -9,7 +9,8 @@ import pytest
 from arith_models import CHAINS
 
 import tvmdevice
-from tvmdevice.export import for_firmware, run_export
+from tvmdevice.aot.compiler import for_firmware
+from tvmdevice.export import run_export
 from tvmdevice.testing.firmware import require_tools
 from tvmdevice.testing.oracle import tflm_run
 

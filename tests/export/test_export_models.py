@@ -18,7 +18,8 @@ from export_inputs import random_inputs
 
 import tvmdevice
 from tvmdevice.aot.builder import SINGLE_OP_DEFAULT_SHAPES, single_op_model
-from tvmdevice.export import for_firmware, run_export
+from tvmdevice.aot.compiler import for_firmware
+from tvmdevice.export import run_export
 from tvmdevice.optable.tflm import BEYOND_TFLM
 from tvmdevice.testing.firmware import require_tools
 from tvmdevice.testing.oracle import litert_run, tflm_run

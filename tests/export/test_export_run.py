@@ -19,10 +19,11 @@ from plugin_fixtures import load_fixture_module
 import tvmdevice
 from tvmdevice import firmware
 from tvmdevice.aot.builder import demo_model
+from tvmdevice.aot.compiler import for_firmware
 from tvmdevice.aot.memory_plan import tensor_key
 from tvmdevice.cli.main import main
 from tvmdevice.errors import KernelError
-from tvmdevice.export import build_export, for_firmware, load_metadata, run_export
+from tvmdevice.export import build_export, load_metadata, run_export
 from tvmdevice.firmware import FirmwareTimeoutError
 from tvmdevice.testing.firmware import require_tools
 

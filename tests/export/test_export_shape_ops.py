@@ -10,7 +10,8 @@ from export_inputs import random_inputs
 
 import tvmdevice
 from tvmdevice.aot.builder import ModelBuilder
-from tvmdevice.export import for_firmware, run_export
+from tvmdevice.aot.compiler import for_firmware
+from tvmdevice.export import run_export
 from tvmdevice.testing.firmware import require_tools
 from tvmdevice.testing.oracle import tflm_run
 

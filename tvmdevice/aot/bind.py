@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..device import Device
     from .compiler import CompiledModule
 
-__all__ = ["BoundPlan", "CallRecord", "STORAGE_ALIGNMENT"]
+__all__ = ["BoundPlan", "CallRecord", "DeviceStorage", "STORAGE_ALIGNMENT", "device_storage"]
 
 #: Alignment of the host arena and of every device block and preloaded constant.
 STORAGE_ALIGNMENT = 64
@@ -53,6 +53,39 @@ class CallRecord:
     resource_handle: int
     handle_owner: str
     buffers: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class DeviceStorage:
+    """What binding allocates in one separate memory, in order: the plan's blocks, then one block per
+    constant preloaded there.  Slot ``k`` is the ``k``-th allocation (an export's ``<device>_addr[k]``).
+
+    :ivar blocks: each block's bytes.
+    :ivar constants: the preloaded constant tensors, in schedule order.
+    """
+
+    blocks: tuple[int, ...]
+    constants: tuple[int, ...]
+
+    @property
+    def slots(self) -> int:
+        return len(self.blocks) + len(self.constants)
+
+    def constant_slot(self, tensor: int) -> int:
+        return len(self.blocks) + self.constants.index(tensor)
+
+
+def device_storage(module: "CompiledModule") -> dict[str, DeviceStorage]:
+    """Every separate memory of ``module``'s plan (pool order, then memories holding only constants)
+    and what binding allocates there: the one source of the executor's and an export's device slots."""
+    memories = [name for name in module.plan.pools if name != HOST]
+    memories += [m for _, m in module.schedule.constants if m != HOST and m not in memories]
+    found = {}
+    for memory in dict.fromkeys(memories):
+        pool = module.plan.pools.get(memory)
+        found[memory] = DeviceStorage(tuple(pool.blocks) if pool is not None else (),
+                                      tuple(t for t, m in module.schedule.constants if m == memory))
+    return found
 
 
 class BoundPlan:
@@ -89,19 +122,18 @@ class BoundPlan:
 
     # ------------------------------------------------------------- storage
     def _allocate(self) -> None:
-        for name, pool in self.module.plan.pools.items():
-            if name != HOST:
-                dev = self._by_name[name]
-                self.blocks[name] = [dev.alloc_data_space(size, STORAGE_ALIGNMENT) for size in pool.blocks]
-        for tensor, memory in self.module.schedule.constants:
-            if memory == HOST:
-                continue  # read in place, as firmware reads its weights from flash
+        # host constants are read in place, as firmware reads its weights from flash
+        for memory, storage in device_storage(self.module).items():
             dev = self._by_name[memory]
-            data = self.graph.tensors[tensor].data
-            assert data is not None, "schedule.constants lists constant tensors only"
-            ptr = dev.alloc_data_space(data.nbytes, STORAGE_ALIGNMENT, data.dtype.name)
-            dev.upload(np.ascontiguousarray(data), ptr)
-            self._constants[(tensor, memory)] = ptr
+            blocks = [dev.alloc_data_space(size, STORAGE_ALIGNMENT) for size in storage.blocks]
+            if memory in self.module.plan.pools:
+                self.blocks[memory] = blocks
+            for tensor in storage.constants:
+                data = self.graph.tensors[tensor].data
+                assert data is not None, "schedule.constants lists constant tensors only"
+                ptr = dev.alloc_data_space(data.nbytes, STORAGE_ALIGNMENT, data.dtype.name)
+                dev.upload(np.ascontiguousarray(data), ptr)
+                self._constants[(tensor, memory)] = ptr
         for dev in self.devices:
             dev.stream_sync(0)
 

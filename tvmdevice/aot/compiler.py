@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..registry import Registry
     from .executor import Executor
 
-__all__ = ["CompiledModule", "compile", "default_target"]
+__all__ = ["CompiledModule", "compile", "default_target", "for_firmware", "with_mcpu"]
 
 ModelLike = Union[str, Path, bytes, Graph]
 
@@ -62,12 +62,15 @@ class CompiledModule:
         """Write this module as C for firmware into ``directory`` (TVM's Model Library Format).
 
         The same as ``tvmdevice export``; see :func:`tvmdevice.export.export`.  Devices with an
-        ``mcpu`` option the target leaves empty are prepared for ``mcpu`` (default ``cortex-m55``).
+        ``mcpu`` option the target leaves empty are prepared for ``mcpu`` (default ``cortex-m55``)
+        first: the module is compiled again with it (:func:`for_firmware`), and the export reads that.
         """
-        from ..export.writer import DEFAULT_MCPU, export
+        from ..export.sources import DEFAULT_MCPU
+        from ..export.writer import export
 
-        return export(self, directory, name=name or self.graph.name, external_pools=external_pools,
-                      mcpu=mcpu or DEFAULT_MCPU, source_model=self.source_model)
+        firmware = for_firmware(self, mcpu or DEFAULT_MCPU)
+        return export(firmware, directory, name=name or self.graph.name, external_pools=external_pools,
+                      mcpu=mcpu, source_model=self.source_model)
 
     def report(self) -> str:
         """Placement and memory per pool (activations + scratch + constants), as printed by ``tvmdevice run``."""
@@ -92,6 +95,38 @@ def default_target(registry: "Registry") -> Target:
     return Target.parse(", ".join([t.name for t in accels] + ["c"]), registry)
 
 
+def with_mcpu(target: Target, mcpu: str | None) -> Target:
+    """``target`` with ``-mcpu=<mcpu>`` on every device that declares that option and leaves it empty
+    (``target`` itself when none does, or ``mcpu`` is empty)."""
+    if not mcpu:
+        return target
+    parts, changed = [], False
+    for entry in target.entries:
+        attrs = dict(entry.attrs)
+        if "mcpu" in {o.name for o in entry.device_type.options} and not entry.options.get("mcpu"):
+            attrs["mcpu"] = mcpu
+            changed = True
+        parts.append(type(entry)(entry.device_type, attrs, entry.distribution))
+    return Target(tuple(parts)) if changed else target
+
+
+def for_firmware(module: CompiledModule, mcpu: str | None = None) -> CompiledModule:
+    """``module`` prepared for a microcontroller: compiled again with ``-mcpu=<mcpu>`` (default
+    :data:`~tvmdevice.export.DEFAULT_MCPU`) on every device that declares that option and leaves it empty
+    (their weights are packed for the CPU, not the host); ``module`` itself when there is none."""
+    if mcpu is None:
+        from ..export.sources import DEFAULT_MCPU
+
+        mcpu = DEFAULT_MCPU
+    target = with_mcpu(module.target, mcpu)
+    if target is module.target:
+        return module
+    firmware = compile(module.graph, str(target), registry=module.registry,
+                       preserve_all_tensors=module.preserve_all_tensors)
+    firmware.source_model = module.source_model
+    return firmware
+
+
 def _load(model: ModelLike, name: str | None, max_tensor_bytes: int | None) -> Graph:
     if isinstance(model, Graph):
         return model
@@ -104,7 +139,8 @@ def _load(model: ModelLike, name: str | None, max_tensor_bytes: int | None) -> G
 
 def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: bool = False,
             registry: "Registry | None" = None, name: str | None = None,
-            preserve_all_tensors: bool = False, max_tensor_bytes: int | None = None) -> CompiledModule:
+            preserve_all_tensors: bool = False, max_tensor_bytes: int | None = None,
+            mcpu: str | None = None) -> CompiledModule:
     """Compile ``model`` for ``target``.
 
     :param model: a ``.tflite`` path, the model's bytes, or an imported :class:`Graph`.
@@ -118,6 +154,8 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
     :param max_tensor_bytes: the most bytes the model's tensors may declare in
         total (default ``$TVMDEVICE_MAX_TENSOR_BYTES``, else 16 MiB); a file
         asking for more is refused when it is read, before anything is allocated.
+    :param mcpu: the CPU firmware will run on: every device that declares an ``mcpu`` target option and
+        leaves it empty gets this one (what ``tvmdevice export --mcpu`` passes); default: the host.
     :raises ModelError: the model cannot be imported.
     :raises TargetError: the target is invalid.
     :raises PlacementError: an operator no device accepts, or (strict) any that would fall back to the host.
@@ -127,7 +165,7 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
 
         registry = get_registry()
     graph = _load(model, name, max_tensor_bytes)
-    tgt = default_target(registry) if target is None else Target.parse(target, registry)
+    tgt = with_mcpu(default_target(registry) if target is None else Target.parse(target, registry), mcpu)
     placement = place(graph, tgt, registry, strict=strict, fold=not preserve_all_tensors)
     schedule = build_schedule(graph, tgt, placement)
     if preserve_all_tensors:

@@ -37,7 +37,7 @@ def export(args: argparse.Namespace) -> int:
 
     from .. import compile as tvm_compile
     from ..export.run import load_metadata
-    from ..export.writer import DEFAULT_MCPU
+    from ..export.sources import DEFAULT_MCPU
     from ..export.writer import export as write_export
 
     console = Console(stderr=args.json, highlight=False, soft_wrap=True)
@@ -45,10 +45,10 @@ def export(args: argparse.Namespace) -> int:
 
     path = check_model_path(args.model)
     name = args.name or path.stem
-    module = tvm_compile(path, args.target, name=name)
+    mcpu = args.mcpu or DEFAULT_MCPU
+    module = tvm_compile(path, args.target, name=name, mcpu=mcpu)  # every choice made here: export only reads
     with console.status(f"exporting {name} for {module.target}"):
-        out = write_export(module, args.output, name=name, external_pools=args.external_pools,
-                           mcpu=args.mcpu or DEFAULT_MCPU)
+        out = write_export(module, args.output, name=name, external_pools=args.external_pools, mcpu=mcpu)
     meta = load_metadata(out)
     if args.json:
         json.dump({"directory": str(out), "name": meta["model_name"], "target": meta["target"],

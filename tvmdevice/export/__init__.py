@@ -6,8 +6,8 @@
 """
 
 from .run import ExportRun, build_export, is_export, load_metadata, run_export
-from .sources import EXPORT_CPUS, DeviceSources
-from .writer import DEFAULT_MCPU, export, for_firmware
+from .sources import DEFAULT_MCPU, EXPORT_CPUS, DeviceSources
+from .writer import compiled_mcpu, export
 
-__all__ = ["DEFAULT_MCPU", "DeviceSources", "EXPORT_CPUS", "ExportRun", "build_export", "export", "for_firmware",
+__all__ = ["DEFAULT_MCPU", "DeviceSources", "EXPORT_CPUS", "ExportRun", "build_export", "compiled_mcpu", "export",
            "is_export", "load_metadata", "run_export"]

@@ -58,6 +58,11 @@ class ExportDevice:
         """The generated headers the model's C includes (every CPU gets the same ones)."""
         return list(self.sources["host"].headers)
 
+    @property
+    def header_texts(self) -> dict[str, str]:
+        """The generated headers, file name -> text."""
+        return dict(self.sources["host"].headers)
+
 
 def export_devices(module: "CompiledModule") -> list[ExportDevice]:
     """Every device of ``module``'s target that runs an operator, in target order, with its C.

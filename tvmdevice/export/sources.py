@@ -1,10 +1,12 @@
 """What a device contributes to an exported model: :class:`DeviceSources`.
 
 A device's ``tvmdevice_export_sources`` hook returns one for each CPU a model
-is exported for.  The exporter copies every file it names into the export's
+is exported for.  The exporter copies the files it names into the export's
 ``devices/<name>/`` folder, writes the generated headers beside them and
 builds the sources into the model library with the given defines and flags:
-the same portable C99 the device's host extension compiles.
+the same portable C99 the device's host extension compiles.  Each CPU builds
+only the sources the model's calls reach there, and the export keeps only
+those and the headers they include (:mod:`tvmdevice.export.select`).
 
 The C side of the contract (names use the device's C name ``<Name>``, e.g.
 ``CmsisNn`` for ``cmsis-nn``; ``tvm_device_<name>_t`` is its generated struct):
@@ -30,10 +32,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["DeviceSources", "EXPORT_CPUS"]
+__all__ = ["DeviceSources", "EXPORT_CPUS", "DEFAULT_MCPU"]
 
 #: The CPUs an export builds for (names of :data:`tvmdevice.firmware.CPUS`).
 EXPORT_CPUS: tuple[str, ...] = ("host", "cortex-m55", "cortex-m4", "cortex-m3")
+
+#: The ``-mcpu`` that ``tvmdevice export`` and ``module.export`` compile for when the target leaves it empty.
+DEFAULT_MCPU = "cortex-m55"
 
 
 @dataclass(frozen=True)

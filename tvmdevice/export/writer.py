@@ -28,54 +28,51 @@ from .codegen import GeneratedModel, generate
 from .devices import ExportDevice, export_devices
 from .makefile import makefile
 from .runner import RUNNER, runner_source
-from .sources import EXPORT_CPUS
+from .select import ship_used_sources
+from .sources import DEFAULT_MCPU, EXPORT_CPUS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..aot.compiler import CompiledModule
 
-__all__ = ["export", "DEFAULT_MCPU", "for_firmware"]
-
-#: The CPU devices with an ``mcpu`` option prepare their operators for when the target leaves it empty.
-DEFAULT_MCPU = "cortex-m55"
+__all__ = ["export", "compiled_mcpu"]
 
 _HEADER_SUFFIXES = (".h", ".inc")
 _CORTEXM_LDFLAGS = ("-nostartfiles", "--specs=nano.specs", "-Wl,--gc-sections")
 
 
-def for_firmware(module: "CompiledModule", mcpu: str = DEFAULT_MCPU) -> "CompiledModule":
-    """``module`` prepared for a microcontroller: recompiled with ``-mcpu`` set on every device that
-    declares that option and leaves it empty (so their weights are packed for the CPU, not the host)."""
-    from ..aot.compiler import compile
-    from ..target import Target
+def compiled_mcpu(module: "CompiledModule", mcpu: str | None = None) -> str:
+    """The ``-mcpu`` ``module`` was compiled for: the value of every device that declares that option.
 
-    changed = False
-    parts = []
-    for entry in module.target.entries:
-        attrs = dict(entry.attrs)
-        declared = {o.name for o in entry.device_type.options}
-        if "mcpu" in declared and not entry.options.get("mcpu"):
-            attrs["mcpu"] = mcpu
-            changed = True
-        parts.append(type(entry)(entry.device_type, attrs, entry.distribution))
-    if not changed:
-        return module
-    target = Target(tuple(parts))
-    firmware = compile(module.graph, str(target), registry=module.registry,
-                       preserve_all_tensors=module.preserve_all_tensors)
-    firmware.source_model = module.source_model
-    return firmware
+    Export only reads a compiled module: every choice is made when it is compiled.
+    :raises InvalidArgumentError: a device leaves ``-mcpu`` empty (compiled for the host), or it differs
+        from ``mcpu`` (the message says how to compile for it).
+    """
+    declared = {e.kind: str(e.options.get("mcpu") or "") for e in module.target.entries
+                if "mcpu" in {o.name for o in e.device_type.options}}
+    how = (f"compile it for the CPU (tvmdevice.compile(..., mcpu={mcpu or DEFAULT_MCPU!r}), or -mcpu= in the "
+           "target) or export with module.export / tvmdevice export, which compile for --mcpu")
+    empty = sorted(k for k, v in declared.items() if not v)
+    if empty:
+        raise InvalidArgumentError(f"{module.target} leaves -mcpu empty on {', '.join(empty)}: the module is "
+                                   f"compiled for the host, not for firmware; {how}")
+    other = sorted(f"{k} -mcpu={v}" for k, v in declared.items() if mcpu and v != mcpu)
+    if other:
+        raise InvalidArgumentError(f"the module is compiled for {', '.join(other)}, not for {mcpu}; {how}")
+    return next(iter(declared.values()), mcpu or DEFAULT_MCPU)
 
 
 def export(module: "CompiledModule", directory: "str | Path", *, name: str | None = None,
-           external_pools: bool = False, mcpu: str = DEFAULT_MCPU, source_model: bytes | None = None) -> Path:
+           external_pools: bool = False, mcpu: str | None = None, source_model: bytes | None = None) -> Path:
     """Write ``module`` as C into ``directory`` (TVM's Model Library Format); return the directory.
 
     :param name: the model's C name part (``tvmgen_<name>_run``); default: the graph's name.
     :param external_pools: the caller provides the host pool (``struct tvmgen_<name>_workspace_pools``).
-    :param mcpu: the CPU devices with an ``mcpu`` option prepare for when the target leaves it empty.
+    :param mcpu: the ``-mcpu`` the module must be compiled for (default: whichever it is compiled for; see
+        :func:`compiled_mcpu`).
     :param source_model: the ``.tflite`` bytes to keep as ``src/<name>.tflite`` (default: the module's).
     :raises NotSupportedError: an operator or device has no C to export (the message names it).
-    :raises InvalidArgumentError: ``directory`` exists and is neither empty nor an earlier export.
+    :raises InvalidArgumentError: ``directory`` exists and is neither empty nor an earlier export; the
+        module is not compiled for ``mcpu`` (:func:`compiled_mcpu`).
     """
     dest = Path(directory)
     model_name = name or module.graph.name or "default"
@@ -86,7 +83,7 @@ def export(module: "CompiledModule", directory: "str | Path", *, name: str | Non
                                    "export into a new or empty directory")
     if source_model is None:
         source_model = module.source_model
-    module = for_firmware(module, mcpu)
+    mcpu = compiled_mcpu(module, mcpu)
     devices = export_devices(module)  # none when every operator is a view: run only copies
     generated = generate(module, model_name, devices, external_pools=external_pools)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -201,8 +198,12 @@ def _write(root: Path, module: "CompiledModule", generated: GeneratedModel, devi
         if not cpu.is_host:
             _put(root, f"{L.PLATFORM}/{cpu_name}.ld", linker_script(cpu))
     per_device = {d.name: _device_files(root, module, d) for d in devices}
-    _put(root, RUNNER, runner_source(generated, devices, external_pools))
+    runner = runner_source(generated, devices, external_pools)
+    _put(root, RUNNER, runner)
     build = _build(root, generated, devices, per_device)
+    # each CPU builds only the device C the model reaches there; the rest is not shipped
+    ship_used_sources(root, {d.name: L.device_dir(d.c_name) for d in devices}, generated.calls,
+                      [*(text for rel, text in generated.files.items() if rel.endswith(".c")), runner], build["cpus"])
     _put(root, L.MAKEFILE, makefile(generated.prefix, build))
     model_file = None
     if source_model is not None:

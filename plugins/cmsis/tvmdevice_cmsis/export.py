@@ -1,8 +1,10 @@
 """What the cmsis-nn device contributes to an exported model: its C, for every CPU.
 
 :func:`export_sources` is the ``tvmdevice_export_sources`` hook's body: the
-plugin's portable C99 files (the very files its host extension compiles;
-the x86 SIMD file compiles to nothing off x86-64), the folder of its
+plugin's portable C99 files (the very files its host extension compiles:
+all of them, for every CPU; the export builds only those the model's
+kernels reach on each CPU, so the x86 SIMD files stay out of a Cortex-M
+build and the Helium/DSP paths in where the CPU has them), the folder of its
 hand-written headers, and the generated headers (``tvm_device_cmsis_nn.h``,
 ``tvmd_cmsis_params.h``, ``tvmd_cmsis_kernels.h``).  The sources define the
 six ``TVMDeviceCmsisNn<Step>`` lifecycle functions; ``code`` defines a
