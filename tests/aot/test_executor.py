@@ -14,7 +14,7 @@ from tvmdevice import State
 from tvmdevice.aot.builder import ModelBuilder, demo_model
 from tvmdevice.aot.placement import VIEW
 from tvmdevice.errors import InvalidArgumentError, KernelError, LifecycleError, PlacementError, TVMDeviceError
-from tvmdevice.host.kernels import run_graph
+from tvmdevice.testing.reference import run_graph
 from tvmdevice.tracing import Timeline
 
 

@@ -21,7 +21,7 @@ from tvmdevice import ops
 from tvmdevice.aot.builder import demo_model, single_op_model
 from tvmdevice.aot.frontend import ModelFormatError, UnsupportedOperatorError, load_tflite
 from tvmdevice.errors import KernelError, Refusal
-from tvmdevice.host.kernels import run_graph
+from tvmdevice.testing.reference import run_graph
 
 FUZZ = settings(max_examples=200, deadline=5000, suppress_health_check=[HealthCheck.too_slow],
                 print_blob=True)

@@ -14,7 +14,7 @@ from tvmdevice.aot.placement import VIEW, aligned_bytes
 from tvmdevice.aot.schedule import HOST, SCRATCH, KernelStep
 from tvmdevice.device import Device
 from tvmdevice.errors import NotSupportedError, PlacementError, Refusal
-from tvmdevice.host.kernels import run_graph
+from tvmdevice.testing.reference import run_graph
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ from tvmdevice import DeviceType, Field, Layout, PreparedCall, State, hookimpl
 from tvmdevice.aot.builder import ModelBuilder, demo_model
 from tvmdevice.device import Device
 from tvmdevice.errors import InvalidArgumentError, KernelError, LifecycleError, Status, TVMDeviceError
-from tvmdevice.host.kernels import run_graph
 from tvmdevice.plugin import CLifecycle
 from tvmdevice.registry import Registry
+from tvmdevice.testing.reference import run_graph
 
 INIT, OPEN, ACTIVATE, DEACTIVATE, CLOSE, DESTROY = range(1, 7)  # the steps _fixtures' C lifecycle records
 SIZE = 16

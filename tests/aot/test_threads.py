@@ -14,8 +14,8 @@ from tvmdevice import State
 from tvmdevice.aot.builder import demo_model
 from tvmdevice.aot.executor import Executor
 from tvmdevice.errors import LifecycleError
-from tvmdevice.host.kernels import run_graph
 from tvmdevice.registry import Registry
+from tvmdevice.testing.reference import run_graph
 
 THREADS, RUNS = 8, 40
 

@@ -1,6 +1,6 @@
 """The arithmetic, activation and reduction operators, every option combination of
 :mod:`arith_models`, on every installed device that claims the operator: every output bit-exact
-with tflite-micro, and the numpy oracle (:mod:`tvmdevice.host.kernels`) too."""
+with tflite-micro, and the numpy oracle (:mod:`tvmdevice.testing.reference`) too."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from arith_models import BY_OPERATOR, CASES
 
 import tvmdevice
 from tvmdevice.aot.frontend import load_tflite
-from tvmdevice.host import kernels
+from tvmdevice.testing import reference as kernels
 from tvmdevice.testing.oracle import tflm_run
 
 

@@ -12,7 +12,7 @@ from tvmdevice import ops
 from tvmdevice.aot.builder import ModelBuilder
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.errors import Refusal
-from tvmdevice.host import kernels
+from tvmdevice.testing import reference as kernels
 from tvmdevice.testing.oracle import litert_run, tflm_run
 
 

@@ -196,7 +196,7 @@ def test_gather_and_split_v_any_axis(shape, data):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_numpy_oracle_matches_tflite_micro(case):
     from tvmdevice.aot.frontend import load_tflite
-    from tvmdevice.host import kernels
+    from tvmdevice.testing import reference as kernels
 
     body, shape, dtype = CASES[case]
     model = make_model(body, shape, dtype)

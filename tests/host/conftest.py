@@ -68,11 +68,11 @@ def compare_with_tflm(request, tflm_run):
     output that differs.
 
     Two hosts, each test runs with both: ``numpy-oracle`` is the numpy
-    reference :func:`tvmdevice.host.kernels.run_graph` (the oracle other
+    reference :func:`tvmdevice.testing.reference.run_graph` (the oracle other
     devices are checked against); ``c-device`` is the ``c`` device, whose C
     kernels must equal TFLM and the numpy oracle alike."""
     from tvmdevice.aot.frontend import load_tflite
-    from tvmdevice.host.kernels import run_graph
+    from tvmdevice.testing.reference import run_graph
 
     def compare(model: bytes, seed: int = 0):
         graph = load_tflite(model)

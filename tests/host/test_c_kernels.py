@@ -24,12 +24,13 @@ from tvmdevice import _abi, firmware, ops
 from tvmdevice.aot.builder import ModelBuilder, demo_model, single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.errors import KernelError, Refusal
-from tvmdevice.host import _kernels, calls, kernels, plugin
+from tvmdevice.host import _kernels, calls, plugin
 from tvmdevice.host.headers import write_headers
 from tvmdevice.host.kernel_table import KERNELS, PARAMS_LAYOUTS
 from tvmdevice.kernel import is_c_kernel
 from tvmdevice.layout import ILP32, LP64, Layout
 from tvmdevice.params import ParamsStruct
+from tvmdevice.testing import reference as kernels
 
 CSRC = Path(plugin.__file__).parent / "csrc"
 STRICT = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2")

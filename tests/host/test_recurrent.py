@@ -19,8 +19,8 @@ from tvmdevice.aot.builder import ModelBuilder
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.errors import ModelFormatError, PlacementError, Refusal
 from tvmdevice.host import calls
-from tvmdevice.host.kernels import prepare, run_graph
-from tvmdevice.host.kernels.recurrent import SIGMOID_TABLE
+from tvmdevice.testing.reference import prepare, run_graph
+from tvmdevice.testing.reference.recurrent import SIGMOID_TABLE
 
 runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
 

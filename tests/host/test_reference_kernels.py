@@ -1,7 +1,7 @@
 """Host reference kernels: bit-exact with TensorFlow Lite Micro.
 
 Every test builds a real TFLite model, runs it in TFLM (reference kernels,
-every tensor preserved) and in :func:`tvmdevice.host.kernels.run_graph` on the
+every tensor preserved) and in :func:`tvmdevice.testing.reference.run_graph` on the
 same seeded inputs, and compares every operator output.  Nothing is compared
 against stored numbers.
 """
@@ -22,9 +22,9 @@ from tvmdevice import ops
 from tvmdevice.aot.builder import ModelBuilder, demo_model, single_op_model
 from tvmdevice.aot.frontend import ModelFormatError, load_tflite
 from tvmdevice.errors import KernelError, Refusal
-from tvmdevice.host import kernels
-from tvmdevice.host.kernels import _fixedpoint as fp
 from tvmdevice.ir import Graph, Operator, Quantization
+from tvmdevice.testing import reference as kernels
+from tvmdevice.testing.reference import _fixedpoint as fp
 
 EXAMPLES = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -5,8 +5,10 @@ host (last entry) of every target string.  Its kernels are portable C99
 reference kernels (``tvmdevice/host/csrc``), bit-exact with TensorFlow Lite
 Micro, called through the kernel ABI like any plugin's
 (:mod:`tvmdevice.host.calls`, imported only when an operator is prepared).
-The numpy kernels of :mod:`tvmdevice.host.kernels` are the independent oracle
-the tests check every device against; the device does not run them.
+Its operators, params structs and prepare steps all come from one table,
+:mod:`tvmdevice.host.kernel_table` (docs/host-device.md).  The numpy
+reference kernels of :mod:`tvmdevice.testing.reference` are the independent
+oracle the tests check every device against; the device does not run them.
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ from ..hookspecs import hookimpl
 from ..layout import Field, Layout
 from ..memory import copy_host, host_heap
 from ..options import TargetOption
-from .kernel_table import INT16_OPERATORS
-from .shape_layouts import SHAPE_OPERATORS
+from .kernel_table import OPERATORS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..device import Device
@@ -32,19 +33,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..ops import OpData
 
 API_VERSION = 1
-
-#: Operators the host C kernels implement (RESHAPE is a view unless its input is a constant),
-#: by kernel key: the int16 variants are ``"<OP>:<variant>"`` (:mod:`.kernel_table_int16`).
-OPERATORS = frozenset({
-    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX",
-    "ADD", "MUL", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "PAD", "CONCATENATION", "MEAN", "LOGISTIC", "TANH",
-    # arithmetic and activations (issue 12)
-    "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU", "RELU", "RELU6", "LEAKY_RELU",
-    "RELU_N1_TO_1",  # TFLM has no kernel: LiteRT's semantics (tvmdevice/ops/relu.py)
-    "HARD_SWISH", "SUM", "REDUCE_MAX", "ARG_MAX", "ARG_MIN", "TRANSPOSE_CONV", "BATCH_MATMUL",
-    "LOG_SOFTMAX",
-    "UNIDIRECTIONAL_SEQUENCE_LSTM", "SVDF",
-}) | INT16_OPERATORS | SHAPE_OPERATORS
 
 LAYOUT = Layout(
     "tvm_device_c_t",

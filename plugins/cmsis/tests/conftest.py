@@ -22,9 +22,9 @@ import tvmdevice
 from hypothesis import HealthCheck, settings
 from tvmdevice.aot.builder import single_op_model
 from tvmdevice.aot.frontend import load_tflite
-from tvmdevice.host.kernels import run_graph
 from tvmdevice.ir import Graph
 from tvmdevice.testing.oracle import tflm_run
+from tvmdevice.testing.reference import run_graph
 
 from tvmdevice_cmsis import _kernels, kernels
 

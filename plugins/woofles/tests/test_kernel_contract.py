@@ -198,8 +198,8 @@ def test_last_call_counter_is_the_kernel_after_a_launch(registry, device):
 
 def test_absent_optional_bias_is_a_null_buffer(registry, device):
     """An operator whose bias input is present but ABSENT (-1) gets NULL in the bias slot."""
-    from tvmdevice.host.kernels import run_graph
     from tvmdevice.ir import ABSENT
+    from tvmdevice.testing.reference import run_graph
 
     for op_type, params in (("CONV_2D", dict(filters=5)), ("FULLY_CONNECTED", dict(units=6))):
         shape = (1, 4, 4, 3) if op_type == "CONV_2D" else (2, 9)

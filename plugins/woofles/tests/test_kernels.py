@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from tvmdevice.aot.builder import single_op_model
 from tvmdevice.aot.frontend import load_tflite
-from tvmdevice.host.kernels import run_graph
+from tvmdevice.testing.reference import run_graph
 
 from tvmdevice_woofles.device import OPERATORS as WOOFLES_OPERATORS
 

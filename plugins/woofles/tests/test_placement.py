@@ -8,8 +8,8 @@ from _models import declared_model
 from tvmdevice.aot.builder import demo_model, single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.errors import NotSupportedError, Refusal
-from tvmdevice.host.kernels import run_graph
 from tvmdevice.ops import analyze
+from tvmdevice.testing.reference import run_graph
 
 from tvmdevice_woofles.device import DEVICE_TYPE, OPERATORS
 

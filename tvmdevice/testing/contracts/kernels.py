@@ -7,7 +7,7 @@ reason, or its ``prepare_operator`` raises :class:`~tvmdevice.errors.Refusal`)
 are counted, not failed; every accepted variant is compiled for
 ``"<device>, c"`` in strict mode, must be placed on the device, runs through
 the executor on seeded random inputs, and every output must equal
-:func:`tvmdevice.host.kernels.run_graph` exactly.
+:func:`tvmdevice.testing.reference.run_graph` exactly.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def run_variant(ctx: CheckContext, target: Target, op_type: str, params: dict[st
     from ...aot import compile as aot_compile
     from ...aot.builder import single_op_model
     from ...aot.frontend import load_tflite
-    from ...host.kernels import run_graph
+    from ..reference import run_graph
 
     what = _describe(op_type, params)
     try:

@@ -8,29 +8,18 @@ operands (variable tensors) are updated in place, like TFLM's.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from tvmdevice.host.kernels import _common as c
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import LstmData, SvdfData
 from tvmdevice.ops.lstm import BIASES, CELL_STATE, INPUT_WEIGHTS, OUTPUT_STATE, RECURRENT_WEIGHTS
+from tvmdevice.testing.reference import _common as c
+from tvmdevice.testing.reference._common import SIGMOID_TABLE
 
-__all__ = ["build", "run_lstm", "run_svdf", "SIGMOID_TABLE", "sigmoid_q15", "tanh_q15", "requantize_64"]
+__all__ = ["build", "run_lstm", "run_svdf", "SIGMOID_TABLE", "sigmoid_q15", "tanh_q15"]
 
-
-
-def _sigmoid_table() -> np.ndarray:
-    # One copy of the table: the C header's, read here.
-    text = (Path(__file__).resolve().parents[1] / "csrc" / "recurrent.h").read_text()
-    body = text.split("tvmd_c_sigmoid_table[256] = {", 1)[1].split("};", 1)[0]
-    return np.array([int(v) for v in body.replace("\n", " ").split(",") if v.strip()], dtype=np.int64)
-
-
-#: TFLM's sigmoid_table_uint16 (sigmoid(i / 24) in unsigned Q0.16), which the int16 sigmoid and tanh interpolate.
-SIGMOID_TABLE = _sigmoid_table()
 _INT16 = (-(2**15), 2**15 - 1)
 
 
@@ -39,13 +28,6 @@ def build(data: LstmData | SvdfData) -> PreparedCall:
     if isinstance(data, LstmData):
         return PreparedCall(name=f"lstm_s{data.activation_bits}", kernel=run_lstm, params=data)
     return PreparedCall(name=f"svdf_s8_s{data.state_bits}", kernel=run_svdf, params=data)
-
-
-def requantize_64(acc: np.ndarray, multiplier: int, shift: int) -> np.ndarray:
-    """TFLM's MultiplyByQuantizedMultiplier for int64 accumulators: a 16-bit multiplier, one rounding."""
-    reduced = (multiplier + (1 << 15)) >> 16 if multiplier < 0x7FFF0000 else 0x7FFF
-    total = 15 - shift
-    return c.wrap_i32((np.asarray(acc, np.int64) * reduced + (1 << (total - 1))) >> total)
 
 
 def _wrap16(x: np.ndarray) -> np.ndarray:
@@ -86,7 +68,7 @@ def _fc(p: LstmData, x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, offs
     if p.activation_bits == 8:
         y = c.requantize(acc, mult, shift)
     else:
-        y = requantize_64(acc, mult, shift)
+        y = c.requantize64(acc, mult, shift)
     return np.clip(y, *_INT16)
 
 

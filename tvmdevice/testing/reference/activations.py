@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tvmdevice.host.kernels import _common as c
-from tvmdevice.host.kernels import _fixedpoint as fp
-from tvmdevice.host.kernels.quantize import ALL_INT8, LutParams, run_lut
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import ActivationData
 from tvmdevice.ops.activations import INPUT_INTEGER_BITS
+from tvmdevice.testing.reference import _common as c
+from tvmdevice.testing.reference import _fixedpoint as fp
+from tvmdevice.testing.reference.quantize import ALL_INT8, LutParams, run_lut
 
 __all__ = ["build", "logistic_int8", "tanh_int8"]
 

@@ -1,12 +1,13 @@
-"""The numpy reference kernels, bit-exact with TensorFlow Lite Micro: the test oracle.
+"""The numpy reference kernels, bit-exact with TensorFlow Lite Micro: the tests' oracle.
 
-The ``c`` device runs its C kernels (:mod:`tvmdevice.host.calls`); these are
-an independent implementation of the same TFLM semantics, written with numpy,
-that every device, the ``c`` device's C included, is checked against.
+No device runs them.  The ``c`` device runs its C kernels
+(:mod:`tvmdevice.host.calls`); these are an independent implementation of
+the same TFLM semantics, written with numpy (sharing nothing with the C), that
+every device, the ``c`` device's C included, is checked against.
 
 Each operator family lives in its own module exposing
 ``build(op_data) -> PreparedCall``: the op data is TFLM's Prepare, computed
-once by :func:`tvmdevice.ops.analyze`; the host adds only its own packing
+once by :func:`tvmdevice.ops.analyze`; a reference kernel adds only its own packing
 (tap counts, lookup tables) and limits.  The call's ``kernel`` is a Python
 callable ``kernel(params, buffers, device)`` that writes its outputs into the
 numpy views in ``buffers`` (convention in :mod:`tvmdevice.kernel`); kernels
@@ -24,7 +25,9 @@ import numpy as np
 
 from tvmdevice import ops
 from tvmdevice.errors import Refusal
-from tvmdevice.host.kernels import (
+from tvmdevice.ir import ABSENT, Graph, Operator
+from tvmdevice.kernel import PreparedCall
+from tvmdevice.testing.reference import (
     activations,
     arith,
     conv,
@@ -38,8 +41,6 @@ from tvmdevice.host.kernels import (
     shape,
     softmax,
 )
-from tvmdevice.ir import ABSENT, Graph, Operator
-from tvmdevice.kernel import PreparedCall
 
 __all__ = ["SUPPORTED", "prepare", "run_graph"]
 

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from tvmdevice.errors import Refusal
-from tvmdevice.host.kernels import _common as c
-from tvmdevice.host.kernels.conv import windows
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import PoolData
+from tvmdevice.testing.reference import _common as c
+from tvmdevice.testing.reference.conv import windows
 
 __all__ = ["build", "run", "PoolCall"]
 

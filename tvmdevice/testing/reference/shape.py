@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from tvmdevice.host.kernels import _common as c
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import ConcatData, MeanData, PadData, ViewData
+from tvmdevice.testing.reference import _common as c
 
 __all__ = ["build", "run_reshape", "run_pad", "run_concat", "run_mean"]
 

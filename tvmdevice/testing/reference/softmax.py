@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from tvmdevice.errors import KernelError
-from tvmdevice.host.kernels import _common as c
-from tvmdevice.host.kernels import _fixedpoint as fp
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import SoftmaxData
+from tvmdevice.testing.reference import _common as c
+from tvmdevice.testing.reference import _fixedpoint as fp
 
 __all__ = ["build", "run", "softmax_int8"]
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from tvmdevice.host.kernels import _common as c
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import ElementwiseData
+from tvmdevice.testing.reference import _common as c
 
 __all__ = ["build", "run_add", "run_mul"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tvmdevice.host.kernels._common import INT32_MAX, INT32_MIN, c_div, wrap_i32
+from tvmdevice.testing.reference._common import INT32_MAX, INT32_MIN, c_div, wrap_i32
 
 __all__ = [
     "srdhm", "rounding_divide_by_pot", "saturating_mul_by_pot", "exp_on_negative_values",

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from tvmdevice.host.kernels import _common as c
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import ConvData
+from tvmdevice.testing.reference import _common as c
 from tvmdevice.windows import effective_size
 
 __all__ = ["build", "run", "windows", "accumulate"]

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from tvmdevice.host.kernels import _common as c
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import DequantizeData, QuantizeData
+from tvmdevice.testing.reference import _common as c
 
 __all__ = ["build", "LutParams", "affine_quantize", "run_affine", "run_lut", "ALL_INT8"]
 

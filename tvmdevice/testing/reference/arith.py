@@ -12,10 +12,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tvmdevice.host.kernels import _common as c
-from tvmdevice.host.kernels import _fixedpoint as fp
-from tvmdevice.host.kernels import shape
 from tvmdevice.kernel import PreparedCall
+from tvmdevice.testing.reference import _common as c
+from tvmdevice.testing.reference import _fixedpoint as fp
+from tvmdevice.testing.reference import shape
 
 __all__ = ["BUILD"]
 

@@ -15,13 +15,13 @@ from typing import Any, Callable
 import numpy as np
 
 from tvmdevice.errors import KernelError
-from tvmdevice.host.kernels import _common as c
-from tvmdevice.host.kernels import conv, fully_connected, pooling, softmax
 from tvmdevice.kernel import PreparedCall
 from tvmdevice.ops import OpData
+from tvmdevice.testing.reference import _common as c
+from tvmdevice.testing.reference import conv, fully_connected, pooling, softmax
 from tvmdevice.windows import effective_size
 
-__all__ = ["BUILD", "requantize64", "SIGMOID_TABLE"]
+__all__ = ["BUILD"]
 
 
 def _clamp(y: np.ndarray, lo: int, hi: int, out: np.ndarray) -> np.ndarray:
@@ -54,22 +54,12 @@ def _run_quantize(p: Any, buffers: list[Any], device: Any = None) -> None:
 
 
 # ---------------------------------------------------------------- CONV_2D / DEPTHWISE / FULLY_CONNECTED
-def requantize64(acc: np.ndarray, multiplier: np.ndarray | int, shift: np.ndarray | int) -> np.ndarray:
-    """TFLM's 64-bit MultiplyByQuantizedMultiplier: the multiplier rounded to 16 bits, one rounding shift,
-    the result truncated to int32."""
-    m = np.asarray(multiplier, dtype=np.int64)
-    reduced = np.where(m < 0x7FFF0000, (m + (1 << 15)) >> 16, 0x7FFF)
-    total = 15 - np.asarray(shift, dtype=np.int64)
-    y = (np.asarray(acc, dtype=np.int64) * reduced + (np.int64(1) << (total - 1))) >> total
-    return c.wrap_i32(y)
-
-
 def _finish(p: Any, acc: np.ndarray, bias: np.ndarray | None, out: np.ndarray) -> None:
     """Bias and requantization in the bias's width (op data ``bias_bits``), clamped to the output."""
     if p.bias_bits == 64:
         if bias is not None:
             acc = acc + bias.reshape(-1).astype(np.int64)
-        y = requantize64(acc, p.multiplier, p.shift)
+        y = c.requantize64(acc, p.multiplier, p.shift)
     else:
         acc = c.wrap_i32(acc)
         if bias is not None:
@@ -136,25 +126,6 @@ def _run_softmax_s16(p: Any, buffers: list[Any], device: Any = None) -> None:
 
 
 # ---------------------------------------------------------------- LOGISTIC / TANH
-#: TFLM's sigmoid(i / 24) table, unsigned Q0.16 (its values: the C kernels hold the same).
-SIGMOID_TABLE = np.array([
-    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794, 41432, 42064, 42688,
-    43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409,
-    51865, 52311, 52745, 53169, 53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
-    57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110,
-    61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186,
-    63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
-    64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900,
-    64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208,
-    65221, 65234, 65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
-    65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433, 65438, 65442, 65445, 65449,
-    65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491,
-    65493, 65495, 65497, 65498, 65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
-    65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
-    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530,
-    65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
-    65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535,
-], dtype=np.int64)
 
 
 def _rescaled(p: Any, x: np.ndarray) -> np.ndarray:
@@ -168,7 +139,7 @@ def _interpolate(abs_x: np.ndarray, bits: int, saturated: int) -> np.ndarray:
     uh = abs_x >> bits
     inside = uh < 255
     k = np.where(inside, uh, 0)
-    ua, ub = SIGMOID_TABLE[k], SIGMOID_TABLE[k + 1]
+    ua, ub = c.SIGMOID_TABLE[k], c.SIGMOID_TABLE[k + 1]
     return np.where(inside, (ua << bits) + (abs_x & ((1 << bits) - 1)) * (ub - ua), saturated)
 
 
