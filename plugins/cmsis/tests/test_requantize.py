@@ -8,10 +8,17 @@ produces.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+
 import numpy as np
+import pytest
+import tvmdevice
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tvmdevice_cmsis
 from tvmdevice_cmsis import _kernels
 
 from conftest import SIMD_PATHS, simd_path
@@ -56,3 +63,20 @@ def test_matches_quant_h_on_a_dense_grid():
     results, ref = both(acc, mult, shift, 0, -(2**31), 2**31 - 1)
     for ours in results:
         assert np.array_equal(ours, ref)
+
+
+def test_m_profile_requantizations_match_the_portable_ones(tmp_path):
+    # requantize_m.h's scalar forms (the DSP / Helium builds' 32-bit and
+    # 64-bit requantization) against tvmdevice/quant.h and fixedpoint.h over
+    # every shift the operator layer allows: exhaustive accumulators near 0,
+    # edge values, ties and dense random operands (csrc/check_requantize_m.c).
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    csrc = Path(tvmdevice_cmsis.__file__).parent / "csrc"
+    exe = tmp_path / "check"
+    subprocess.run(["cc", "-O2", "-std=c99", "-Wall", "-Wextra", "-Werror", "-I", tvmdevice.get_include(),
+                    "-I", str(csrc), str(Path(__file__).parent / "csrc" / "check_requantize_m.c"), "-o", str(exe)],
+                   check=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip().endswith("mismatches: 0"), out.stdout
+    assert int(out.stdout.split("checked: ")[1].split()[0]) > 100_000_000

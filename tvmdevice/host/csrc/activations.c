@@ -5,7 +5,7 @@
  * through gemmlowp's fixed-point logistic / tanh and shifted down to 8 bits
  * (logistic: zero point -128).
  */
-#include "fixedpoint.h"
+#include "internal.h"
 
 enum { kInputIntegerBits = 4 };
 

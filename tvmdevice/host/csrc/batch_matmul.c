@@ -32,7 +32,7 @@ int32_t tvmd_c_batch_matmul_s8(const void* params, void* const* buffers, void* r
               acc += (uint32_t)(((int32_t)l[i * l_i + k * l_k] + p->lhs_offset) *
                                 ((int32_t)r[k * r_k + j * r_j] + p->rhs_offset));
             }
-            const int32_t y = tvmd_multiply_by_quantized_multiplier(tvmd_c_wrap(acc), p->output_multiplier,
+            const int32_t y = tvmd_multiply_by_quantized_multiplier(tvmd_wrap_i32(acc), p->output_multiplier,
                                                                     p->output_shift);
             *out++ = tvmd_c_clamp_s8(y + p->output_offset, INT8_MIN, INT8_MAX);
           }

@@ -13,7 +13,7 @@ enum { kDepthwiseBlock = 32 };
 
 static inline int8_t requantize(const tvmd_c_conv_params_t* p, uint32_t acc, const int32_t* bias, int32_t oc) {
   if (bias != NULL) acc += (uint32_t)bias[oc];
-  const int32_t y = tvmd_multiply_by_quantized_multiplier(tvmd_c_wrap(acc), p->multiplier[oc], p->shift[oc]);
+  const int32_t y = tvmd_multiply_by_quantized_multiplier(tvmd_wrap_i32(acc), p->multiplier[oc], p->shift[oc]);
   return tvmd_c_clamp_s8(y + p->output_offset, p->act_min, p->act_max);
 }
 

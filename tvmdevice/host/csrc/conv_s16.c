@@ -7,17 +7,17 @@
  * one), then clamped to the activation range.  Taps outside the image are
  * skipped.
  */
-#include "wide.h"
+#include "internal.h"
 
 static inline int16_t finish(const tvmd_c_conv_s16_params_t* p, uint64_t acc, const void* bias, int32_t oc) {
   int32_t y;
   if (p->bias_bits == 64) {
     if (bias != NULL) acc += (uint64_t)((const int64_t*)bias)[oc];
-    y = tvmd_c_requantize64(tvmd_c_wrap64(acc), p->multiplier[oc], p->shift[oc]);
+    y = tvmd_multiply_by_quantized_multiplier_64(tvmd_wrap_i64(acc), p->multiplier[oc], p->shift[oc]);
   } else {
     uint32_t acc32 = (uint32_t)acc;
     if (bias != NULL) acc32 += (uint32_t)((const int32_t*)bias)[oc];
-    y = tvmd_multiply_by_quantized_multiplier(tvmd_c_wrap(acc32), p->multiplier[oc], p->shift[oc]);
+    y = tvmd_multiply_by_quantized_multiplier(tvmd_wrap_i32(acc32), p->multiplier[oc], p->shift[oc]);
   }
   return (int16_t)tvmd_clamp_i32(y, p->act_min, p->act_max);
 }

@@ -26,7 +26,7 @@ int32_t tvmd_c_fully_connected_s8(const void* params, void* const* buffers, void
       }
       if (bias != NULL) acc += (uint32_t)bias[oc];
       const size_t q = (size_t)oc * (size_t)p->quant_stride;
-      const int32_t y = tvmd_multiply_by_quantized_multiplier(tvmd_c_wrap(acc), p->multiplier[q], p->shift[q]);
+      const int32_t y = tvmd_multiply_by_quantized_multiplier(tvmd_wrap_i32(acc), p->multiplier[q], p->shift[q]);
       output[(size_t)b * (size_t)p->out_ch + (size_t)oc] =
           tvmd_c_clamp_s8(y + p->output_offset, p->act_min, p->act_max);
     }

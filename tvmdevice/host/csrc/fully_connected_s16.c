@@ -7,7 +7,7 @@
  * type (bias_bits 64: int64 and the 64-bit requantization; 32: int32,
  * wrapping, and the 32-bit one), then clamped.
  */
-#include "wide.h"
+#include "internal.h"
 
 int32_t tvmd_c_fully_connected_s16(const void* params, void* const* buffers, void* resource_handle) {
   const tvmd_c_fully_connected_s16_params_t* p = (const tvmd_c_fully_connected_s16_params_t*)params;
@@ -29,11 +29,11 @@ int32_t tvmd_c_fully_connected_s16(const void* params, void* const* buffers, voi
       int32_t y;
       if (p->bias_bits == 64) {
         if (bias != NULL) acc += (uint64_t)((const int64_t*)bias)[oc];
-        y = tvmd_c_requantize64(tvmd_c_wrap64(acc), p->multiplier[q], p->shift[q]);
+        y = tvmd_multiply_by_quantized_multiplier_64(tvmd_wrap_i64(acc), p->multiplier[q], p->shift[q]);
       } else {
         uint32_t acc32 = (uint32_t)acc;
         if (bias != NULL) acc32 += (uint32_t)((const int32_t*)bias)[oc];
-        y = tvmd_multiply_by_quantized_multiplier(tvmd_c_wrap(acc32), p->multiplier[q], p->shift[q]);
+        y = tvmd_multiply_by_quantized_multiplier(tvmd_wrap_i32(acc32), p->multiplier[q], p->shift[q]);
       }
       output[(size_t)b * (size_t)p->out_ch + (size_t)oc] = (int16_t)tvmd_clamp_i32(y, p->act_min, p->act_max);
     }

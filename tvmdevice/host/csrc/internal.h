@@ -1,7 +1,8 @@
 /*
  * Shared by the host device's C reference kernels (tvmdevice/host/csrc/):
- * the generated params structs and prototypes, TFLM's requantization
- * (tvmdevice/quant.h) and the few integer helpers C99 lacks.
+ * the generated params structs and prototypes, TFLM's requantization and
+ * fixed-point math (tvmdevice/quant.h, tvmdevice/fixedpoint.h, shared with
+ * every device's C) and the few integer helpers C99 lacks.
  *
  * Every kernel here is portable C99: no allocation, no I/O, no float except
  * where TFLM's reference itself uses float (QUANTIZE from float, DEQUANTIZE).
@@ -16,17 +17,8 @@
 
 #include "tvmd_c_kernels.h"
 #include "tvmdevice/c_device_api.h"
+#include "tvmdevice/fixedpoint.h"
 #include "tvmdevice/quant.h"
-
-/* int32 addition that wraps like the two's-complement arithmetic TFLM's
- * int32 accumulators do in practice, without C's signed-overflow UB. */
-static inline int32_t tvmd_c_wrap(uint32_t u) {
-  return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 2147483648u) - INT32_MAX - 1;
-}
-
-static inline int32_t tvmd_c_add_wrap(int32_t a, int32_t b) {
-  return tvmd_c_wrap((uint32_t)a + (uint32_t)b);
-}
 
 static inline int8_t tvmd_c_clamp_s8(int32_t x, int32_t lo, int32_t hi) {
   return (int8_t)tvmd_clamp_i32(x, lo, hi);

@@ -12,10 +12,16 @@
  */
 #include <string.h>
 
-#include "recurrent.h"
+#include "internal.h"
 
 enum { kInputGate = 0, kForgetGate = 1, kCellGate = 2, kOutputGate = 3 };
 enum { kHiddenState = 18, kCellState = 19, kOutput = 24, kScratch = 25, kNumGates = 4 };
+
+/* TFLM's MulElementwise of two Q0.15 values: offsets 0 in, requantized, offset and clamped out. */
+static inline int32_t mul_q15(int32_t a, int32_t b, int32_t multiplier, int32_t shift, int32_t offset, int32_t lo,
+                              int32_t hi) {
+  return tvmd_clamp_i32(tvmd_multiply_by_quantized_multiplier(a * b, multiplier, (int)shift) + offset, lo, hi);
+}
 
 typedef struct {
   const tvmd_c_lstm_params_t* p;
@@ -43,15 +49,15 @@ static void fully_connected(const lstm_run_t* r, const void* x, int32_t depth, i
         uint32_t acc = 0;
         for (int32_t d = 0; d < depth; ++d) acc += (uint32_t)(((int32_t)xr[d] + x_offset) * (int32_t)wo[d]);
         if (bias != NULL) acc += (uint32_t)((const int32_t*)bias)[o];
-        y = tvmd_multiply_by_quantized_multiplier(tvmd_c_wrap(acc), multiplier, (int)shift);
+        y = tvmd_multiply_by_quantized_multiplier(tvmd_wrap_i32(acc), multiplier, (int)shift);
       } else {
         const int16_t* xr = (const int16_t*)x + (size_t)row * (size_t)depth;
         int64_t acc = 0;
         for (int32_t d = 0; d < depth; ++d) acc += (int64_t)((int32_t)xr[d] * (int32_t)wo[d]);
         if (bias != NULL) acc += ((const int64_t*)bias)[o];
-        y = tvmd_c_requantize_64(acc, multiplier, shift);
+        y = tvmd_multiply_by_quantized_multiplier_64(acc, multiplier, shift);
       }
-      out[(size_t)row * (size_t)n + (size_t)o] = tvmd_c_sat16(y);
+      out[(size_t)row * (size_t)n + (size_t)o] = tvmd_sat_i16(y);
     }
   }
 }
@@ -66,8 +72,8 @@ static void gate(const lstm_run_t* r, int k, const void* x, const void* h, int16
   fully_connected(r, h, p->n_state, p->hidden_offset, (const int8_t*)r->buffers[5 + k], NULL,
                   p->gate_recurrent_multiplier[k], p->gate_recurrent_shift[k], recurrent);
   for (size_t i = 0; i < count; ++i) {
-    const int16_t sum = tvmd_c_sat16((int32_t)out[i] + (int32_t)recurrent[i]);
-    out[i] = k == kCellGate ? tvmd_c_tanh_q15(sum, 3, 0) : tvmd_c_sigmoid_q15(sum);
+    const int16_t sum = tvmd_sat_i16((int32_t)out[i] + (int32_t)recurrent[i]);
+    out[i] = k == kCellGate ? tvmd_tanh_s16(3 * sum) : tvmd_logistic_s16(3 * sum);
   }
 }
 
@@ -81,19 +87,19 @@ static void step(const lstm_run_t* r, const void* x, void* h, int16_t* cell, voi
   gate(r, kInputGate, x, h, input);
   gate(r, kCellGate, x, h, cell_gate);
   for (size_t i = 0; i < count; ++i) {
-    const int32_t kept = tvmd_c_mul_q15(forget[i], cell[i], p->forget_multiplier, p->forget_shift, 0, INT16_MIN,
+    const int32_t kept = mul_q15(forget[i], cell[i], p->forget_multiplier, p->forget_shift, 0, INT16_MIN,
                                         INT16_MAX);
-    const int32_t added = tvmd_c_mul_q15(input[i], cell_gate[i], p->input_multiplier, p->input_shift, 0,
+    const int32_t added = mul_q15(input[i], cell_gate[i], p->input_multiplier, p->input_shift, 0,
                                          INT16_MIN, INT16_MAX);
-    int16_t c = tvmd_c_sat16(kept + added);
+    int16_t c = tvmd_sat_i16(kept + added);
     if (p->cell_clip_enabled) c = (int16_t)tvmd_clamp_i32(c, -p->cell_clip, p->cell_clip);
     cell[i] = c;
   }
   int16_t* output_gate = r->buf[1]; /* the input gate is spent */
   gate(r, kOutputGate, x, h, output_gate);
   for (size_t i = 0; i < count; ++i) {
-    const int16_t t = tvmd_c_tanh_q15(cell[i], p->cell_tanh_multiplier, p->cell_tanh_shift);
-    const int32_t v = tvmd_c_mul_q15(t, output_gate[i], p->output_multiplier, p->output_shift,
+    const int16_t t = tvmd_tanh_s16(tvmd_rescale_s16(cell[i], p->cell_tanh_multiplier, p->cell_tanh_shift));
+    const int32_t v = mul_q15(t, output_gate[i], p->output_multiplier, p->output_shift,
                                      p->hidden_zero_point, p->hidden_min, p->hidden_max);
     if (r->bits == 8) {
       ((int8_t*)h)[i] = (int8_t)v;

@@ -40,7 +40,7 @@ int32_t tvmd_c_mean_s8(const void* params, void* const* buffers, void* resource_
         r[d] = 0;
       }
     }
-    const int32_t shifted = tvmd_c_wrap(sum + (uint32_t)p->input_offset * (uint32_t)p->count);
+    const int32_t shifted = tvmd_wrap_i32(sum + (uint32_t)p->input_offset * (uint32_t)p->count);
     const int32_t y = tvmd_multiply_by_quantized_multiplier(shifted, p->multiplier, p->shift) + p->output_offset;
     out[n] = tvmd_c_clamp_s8(y, INT8_MIN, INT8_MAX);
     for (int d = D - 1; d >= 0; --d) {

@@ -44,7 +44,7 @@ int32_t tvmd_c_avg_pool2d_s8(const void* params, void* const* buffers, void* res
           for (int32_t y = w.y0; y < w.y1; ++y) {
             for (int32_t x = w.x0; x < w.x1; ++x) acc += input[at(p, b, y, x, p->in_h, p->in_w) + (size_t)c];
           }
-          acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+          acc = tvmd_rounded_average_i32(acc, count);
           out[c] = tvmd_c_clamp_s8(acc, p->act_min, p->act_max);
         }
       }

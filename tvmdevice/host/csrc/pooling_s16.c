@@ -31,7 +31,7 @@ static int32_t pool(const tvmd_c_pool_params_t* p, const int16_t* input, int16_t
               acc = average ? acc + v : tvmd_c_max(acc, v);
             }
           }
-          if (average) acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+          if (average) acc = tvmd_rounded_average_i32(acc, count);
           out[c] = (int16_t)tvmd_clamp_i32(acc, p->act_min, p->act_max);
         }
       }

@@ -5,7 +5,7 @@
  * and exponentiated; their sum (Q12.19) is inverted once, and each exp times
  * that reciprocal is shifted down to 8 bits.  The rest give -128.
  */
-#include "fixedpoint.h"
+#include "internal.h"
 
 enum { kScaledDiffIntegerBits = 5, kAccumulationIntegerBits = 12 };
 
@@ -29,7 +29,7 @@ int32_t tvmd_c_softmax_gemmlowp(const tvmd_c_softmax_params_t* p, const int8_t* 
     for (int32_t c = 0; c < p->depth; ++c) {
       const int32_t diff = (int32_t)x[c] - max_in_row;
       if (diff >= p->diff_min) {
-        sum_of_exps = tvmd_c_add_wrap(sum_of_exps,
+        sum_of_exps = tvmd_add_wrap_i32(sum_of_exps,
                                       tvmd_rounding_divide_by_pot(scaled_exp(p, diff), kAccumulationIntegerBits));
       }
     }

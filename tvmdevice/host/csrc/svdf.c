@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "recurrent.h"
+#include "internal.h"
 
 static int32_t state_at(const void* state, int bits, size_t i) {
   return bits == 16 ? (int32_t)((const int16_t*)state)[i] : (int32_t)((const int8_t*)state)[i];
@@ -49,7 +49,7 @@ static int32_t svdf(const void* params, void* const* buffers, int bits) {
       const int8_t* w = weights_feature + f * (size_t)p->n_input;
       uint32_t acc = 0;
       for (int32_t i = 0; i < p->n_input; ++i) acc += (uint32_t)((int32_t)w[i] * ((int32_t)x[i] - p->input_zero_point));
-      int32_t v = tvmd_multiply_by_quantized_multiplier(tvmd_c_wrap(acc), p->scale1_multiplier, p->scale1_shift);
+      int32_t v = tvmd_multiply_by_quantized_multiplier(tvmd_wrap_i32(acc), p->scale1_multiplier, p->scale1_shift);
       v = tvmd_clamp_i32(v, p->state_min, p->state_max);
       state_set(state, bits, ((size_t)b * filters + f) * memory + memory - 1, p->state_zero_point + v);
     }
@@ -62,7 +62,7 @@ static int32_t svdf(const void* params, void* const* buffers, int bits) {
         const int32_t w = state_at(weights_time, bits, f * memory + j);
         acc += (uint32_t)w * (uint32_t)(state_at(state, bits, row + j) - p->state_zero_point);
       }
-      filter_sums[(size_t)b * filters + f] = tvmd_c_wrap(acc);
+      filter_sums[(size_t)b * filters + f] = tvmd_wrap_i32(acc);
     }
   }
   for (int32_t b = 0; b < p->batches; ++b) {
@@ -70,7 +70,7 @@ static int32_t svdf(const void* params, void* const* buffers, int bits) {
       uint32_t acc = bias != NULL ? (uint32_t)bias[u] : 0u;
       const int32_t* sums = filter_sums + (size_t)b * filters + (size_t)u * (size_t)p->rank;
       for (int32_t k = 0; k < p->rank; ++k) acc += (uint32_t)sums[k];
-      unit_sums[(size_t)b * (size_t)p->n_unit + (size_t)u] = tvmd_c_wrap(acc);
+      unit_sums[(size_t)b * (size_t)p->n_unit + (size_t)u] = tvmd_wrap_i32(acc);
     }
   }
   const size_t outputs = (size_t)p->batches * (size_t)p->n_unit;

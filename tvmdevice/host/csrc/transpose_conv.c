@@ -41,7 +41,7 @@ int32_t tvmd_c_transpose_conv_s8(const void* params, void* const* buffers, void*
             }
           }
           if (bias != NULL) acc += (uint32_t)bias[oc];
-          const int32_t y = tvmd_multiply_by_quantized_multiplier(tvmd_c_wrap(acc), p->multiplier[oc], p->shift[oc]);
+          const int32_t y = tvmd_multiply_by_quantized_multiplier(tvmd_wrap_i32(acc), p->multiplier[oc], p->shift[oc]);
           out[oc] = tvmd_c_clamp_s8(y + p->output_offset, p->act_min, p->act_max);
         }
       }

@@ -30,7 +30,7 @@ static inline int16_t clamp_s16(int32_t v, const tvmd_cmsis_elementwise_params_t
 }
 
 static inline int32_t scaled(int32_t x, int32_t offset, int32_t left_shift, int32_t multiplier, int32_t shift) {
-  const int32_t shifted = tvmd_cmsis_wrap32((uint32_t)(x + offset) << left_shift);
+  const int32_t shifted = tvmd_wrap_i32((uint32_t)(x + offset) << left_shift);
   return tvmd_multiply_by_quantized_multiplier(shifted, multiplier, shift);
 }
 
@@ -43,7 +43,7 @@ static inline int16_t add_one(int16_t x, int16_t y, const tvmd_cmsis_elementwise
 }
 
 static inline int16_t mul_one(int16_t x, int16_t y, const tvmd_cmsis_elementwise_params_t* p) {
-  const int32_t product = tvmd_cmsis_wrap32((uint32_t)(x + p->input1_offset) * (uint32_t)(y + p->input2_offset));
+  const int32_t product = tvmd_wrap_i32((uint32_t)(x + p->input1_offset) * (uint32_t)(y + p->input2_offset));
   const int32_t raw = tvmd_multiply_by_quantized_multiplier(product, p->output_multiplier, p->output_shift);
   return clamp_s16(raw + p->output_offset, p);
 }

@@ -9,6 +9,7 @@
 
 #include "tvm_device_cmsis_nn.h" /* generated from tvmdevice_cmsis/device.py */
 #include "tvmd_cmsis_nn.h"
+#include "tvmdevice/fixedpoint.h"
 #include "tvmdevice/quant.h"
 
 /* Wider SIMD through runtime dispatch: GCC compiles the function for each

@@ -18,6 +18,9 @@
  *
  * Buffers: the 24 operator inputs (absent ones NULL), the output, scratch
  * (four int16 gate buffers of batches x n_state).
+ *
+ * The sigmoid and tanh (TFLM's int16 table, interpolated) are
+ * tvmdevice/fixedpoint.h's, shared with the host device's LSTM.
  */
 #include <string.h>
 
@@ -26,59 +29,6 @@
 
 enum { kInputGate = 0, kForgetGate = 1, kCellGate = 2, kOutputGate = 3, kGates = 4 };
 enum { kHidden = 18, kCell = 19, kOutput = 24, kScratch = 25 };
-
-/* sigmoid(i / 24) for i = 0..255 in unsigned Q0.16: TFLM's sigmoid_table_uint16. */
-static const uint16_t sigmoid_table[256] = {
-    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794,
-    41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443,
-    48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169, 53581, 53983, 54374,
-    54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433, 57724, 58007, 58280, 58544,
-    58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110, 61279,
-    61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990,
-    63090, 63186, 63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030,
-    64090, 64148, 64204, 64257, 64308, 64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652,
-    64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019,
-    65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234,
-    65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360,
-    65367, 65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
-    65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476,
-    65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498, 65500, 65501,
-    65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513, 65514, 65515, 65516,
-    65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
-    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529,
-    65529, 65530, 65530, 65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532,
-    65532, 65532, 65532, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65534, 65534,
-    65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535
-};
-
-static inline int16_t sat16(int32_t x) { return (int16_t)tvmd_cmsis_min(tvmd_cmsis_max(x, INT16_MIN), INT16_MAX); }
-
-/* floor(x / 2^n), 0 <= n < 32. */
-static inline int32_t floor_shift(int32_t x, int n) { return x >= 0 ? x >> n : -1 - ((-1 - x) >> n); }
-
-/* The table at a / 2^frac (a >= 0) scaled by 2^frac, linear in between; `saturated` past its end. */
-static inline uint32_t table_at(uint32_t a, int frac, uint32_t saturated) {
-  const uint32_t i = a >> frac;
-  if (i >= 255u) return saturated;
-  const uint32_t lo = sigmoid_table[i], hi = sigmoid_table[i + 1u];
-  return (lo << frac) + (a & ((1u << frac) - 1u)) * (hi - lo);
-}
-
-/* Logistic of a Q3.12 value, Q0.15 out (TFLM's int16 Logistic: input times 3, table step 1/24). */
-static inline int16_t sigmoid_q15(int32_t x) {
-  const int32_t v = x * 3;
-  uint32_t r = table_at((uint32_t)(v < 0 ? -v : v), 9, 0x7FFFu << 10);
-  r = v >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
-  return (int16_t)(int32_t)(r >> 10);
-}
-
-/* Tanh of x rescaled by (x * multiplier + round) >> shift, Q0.15 out (TFLM's int16 Tanh). */
-static inline int16_t tanh_q15(int32_t x, int32_t multiplier, int32_t shift) {
-  const int32_t rounding = shift > 0 ? (int32_t)1 << (shift - 1) : 0;
-  const int32_t v = floor_shift(x * multiplier + rounding, (int)shift);
-  const int32_t r = (int32_t)table_at((uint32_t)(v < 0 ? -v : v), 8, 0xFFFFu << 8);
-  return (int16_t)floor_shift(v >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1, 8);
-}
 
 /* a * b requantized, offset added, clamped (TFLM's MulElementwise with zero input offsets). */
 static inline int32_t mul_q15(int32_t a, int32_t b, int32_t multiplier, int32_t shift, int32_t offset, int32_t lo,
@@ -109,15 +59,16 @@ static void fc(const lstm_t* s, const void* x, int32_t depth, const int8_t* w, c
       if (s->p->activation_bits == 8) {
         int32_t dot[2];
         tvmd_cmsis_dot_s8_1x2((const int8_t*)x + (size_t)row * (size_t)depth, w0, w1, depth, 0, dot);
-        y[o] = sat16(tvmd_multiply_by_quantized_multiplier(tvmd_cmsis_wrap_add(sums[o], dot[0]), multiplier, shift));
-        y[o1] = sat16(tvmd_multiply_by_quantized_multiplier(tvmd_cmsis_wrap_add(sums[o1], dot[1]), multiplier, shift));
+        const int32_t acc0 = tvmd_cmsis_wrap_add(sums[o], dot[0]), acc1 = tvmd_cmsis_wrap_add(sums[o1], dot[1]);
+        y[o] = tvmd_sat_i16(tvmd_multiply_by_quantized_multiplier(acc0, multiplier, shift));
+        y[o1] = tvmd_sat_i16(tvmd_multiply_by_quantized_multiplier(acc1, multiplier, shift));
       } else {
         int64_t dot[2]; /* depth products below 2^22: exact */
         tvmd_cmsis_dot_s16_1x2((const int16_t*)x + (size_t)row * (size_t)depth, w0, w1, depth, dot);
         const uint64_t acc0 = (uint64_t)dot[0] + (bias64 != NULL ? (uint64_t)bias64[o] : 0u);
         const uint64_t acc1 = (uint64_t)dot[1] + (bias64 != NULL ? (uint64_t)bias64[o1] : 0u);
-        y[o] = sat16(tvmd_cmsis_requantize_s64(tvmd_cmsis_wrap64(acc0), multiplier, shift));
-        y[o1] = sat16(tvmd_cmsis_requantize_s64(tvmd_cmsis_wrap64(acc1), multiplier, shift));
+        y[o] = tvmd_sat_i16(tvmd_cmsis_requantize_s64(tvmd_wrap_i64(acc0), multiplier, shift));
+        y[o1] = tvmd_sat_i16(tvmd_cmsis_requantize_s64(tvmd_wrap_i64(acc1), multiplier, shift));
       }
     }
   }
@@ -133,8 +84,8 @@ static void gate(const lstm_t* s, int k, const void* x, const void* h, int16_t* 
   fc(s, h, p->n_state, (const int8_t*)s->buffers[5 + k], wide ? NULL : p->kernel_sums + (size_t)(kGates + k) * n,
      NULL, p->gate_recurrent_multiplier[k], p->gate_recurrent_shift[k], partial);
   for (size_t i = 0; i < count; ++i) {
-    const int16_t sum = sat16((int32_t)out[i] + (int32_t)partial[i]);
-    out[i] = k == kCellGate ? tanh_q15(sum, 3, 0) : sigmoid_q15(sum);
+    const int16_t sum = tvmd_sat_i16((int32_t)out[i] + (int32_t)partial[i]);
+    out[i] = k == kCellGate ? tvmd_tanh_s16(3 * sum) : tvmd_logistic_s16(3 * sum);
   }
 }
 
@@ -152,16 +103,16 @@ static void step(const lstm_t* s, const void* x, void* h, int16_t* cell, void* o
     const int32_t kept = mul_q15(forget[i], cell[i], p->forget_multiplier, p->forget_shift, 0, INT16_MIN, INT16_MAX);
     const int32_t added = mul_q15(input[i], cell_gate[i], p->input_multiplier, p->input_shift, 0, INT16_MIN,
                                   INT16_MAX);
-    int32_t c = sat16(kept + added);
+    int32_t c = tvmd_sat_i16(kept + added);
     if (p->cell_clip_enabled) c = tvmd_cmsis_min(tvmd_cmsis_max(c, -p->cell_clip), p->cell_clip);
     cell[i] = (int16_t)c;
   }
   int16_t* output_gate = input; /* the input gate is spent */
   gate(s, kOutputGate, x, h, output_gate, partial);
   for (size_t i = 0; i < count; ++i) {
-    const int32_t v = mul_q15(tanh_q15(cell[i], p->cell_tanh_multiplier, p->cell_tanh_shift), output_gate[i],
-                              p->output_multiplier, p->output_shift, p->hidden_zero_point, p->hidden_min,
-                              p->hidden_max);
+    const int16_t t = tvmd_tanh_s16(tvmd_rescale_s16(cell[i], p->cell_tanh_multiplier, p->cell_tanh_shift));
+    const int32_t v = mul_q15(t, output_gate[i], p->output_multiplier, p->output_shift, p->hidden_zero_point,
+                              p->hidden_min, p->hidden_max);
     if (p->activation_bits == 8) {
       ((int8_t*)h)[i] = (int8_t)v;
     } else {

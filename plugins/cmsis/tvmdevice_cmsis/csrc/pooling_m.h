@@ -62,7 +62,7 @@ TVMD_CMSIS_INLINE int32_t tvmd_pool_m(const tvmd_cmsis_pool_params_t* p, const v
 /* The average of the sum a of count taps, TFLM's rounding (halves away from
  * zero), clamped. */
 static inline int32_t tvmd_pool_average(int32_t a, int32_t count, const tvmd_cmsis_pool_params_t* p) {
-  const int32_t v = a > 0 ? (a + count / 2) / count : (a - count / 2) / count;
+  const int32_t v = tvmd_rounded_average_i32(a, count);
   return tvmd_cmsis_min(tvmd_cmsis_max(v, p->act_min), p->act_max);
 }
 #endif

@@ -208,7 +208,7 @@ int32_t tvmd_cmsis_avg_pool_s16(const void* params, void* const* buffers, void* 
         }
         for (int32_t c = 0; c < ch; c++) {
           const int32_t a = acc[c];
-          const int32_t v = a > 0 ? (a + count / 2) / count : (a - count / 2) / count;
+          const int32_t v = tvmd_rounded_average_i32(a, count);
           out[c] = (int16_t)tvmd_cmsis_min(tvmd_cmsis_max(v, p->act_min), p->act_max);
         }
       }

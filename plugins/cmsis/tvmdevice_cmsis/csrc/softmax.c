@@ -35,9 +35,6 @@
 #define SCALED_DIFF_INTEGER_BITS 5
 #define ACCUMULATION_INTEGER_BITS 12
 
-static inline int32_t wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static inline int32_t wsub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-static inline int32_t srdhm(int32_t a, int32_t b) { return tvmd_sat_rounding_doubling_high_mul(a, b); }
 
 /* x / 2^exponent, rounded; exponents of 32 or more (possible only for rows
  * of 512+ near-maximal entries) give the mathematically rounded 0 instead of
@@ -47,72 +44,9 @@ static inline int32_t rdpot(int32_t x, int exponent) {
   return tvmd_rounding_divide_by_pot(x, exponent);
 }
 
-/* gemmlowp SaturatingRoundingMultiplyByPOT<exponent> for exponent > 0. */
-static inline int32_t saturating_mul_by_pot(int32_t x, int exponent) {
-  const int32_t threshold = (int32_t)(((uint32_t)1 << (31 - exponent)) - 1u);
-  if (x > threshold) return INT32_MAX;
-  if (x < -threshold) return INT32_MIN;
-  return (int32_t)((uint32_t)x << exponent);
-}
-
-#if !TVMD_CMSIS_MVE
-/* exp(a) for a in [-1/4, 0), Q0.31 in and out: Taylor series around -1/8. */
-static int32_t exp_on_interval_between_negative_one_quarter_and_0_excl(int32_t a) {
-  const int32_t constant_term = 1895147668;     /* exp(-1/8) */
-  const int32_t constant_1_over_3 = 715827883;  /* 1/3 */
-  const int32_t x = wadd(a, 1 << 28);           /* a + 1/8 */
-  const int32_t x2 = srdhm(x, x);
-  const int32_t x3 = srdhm(x2, x);
-  const int32_t x4 = srdhm(x2, x2);
-  const int32_t x4_over_4 = rdpot(x4, 2);
-  const int32_t poly = rdpot(wadd(srdhm(wadd(x4_over_4, x3), constant_1_over_3), x2), 1);
-  return wadd(constant_term, srdhm(constant_term, wadd(x, poly)));
-}
-
-/* exp(a) for a <= 0 in Q5.26; the result is Q0.31. */
-static int32_t exp_on_negative_values(int32_t a) {
-  const int fractional_bits = 31 - SCALED_DIFF_INTEGER_BITS;
-  const int32_t one_quarter = (int32_t)1 << (fractional_bits - 2);
-  const int32_t mask = one_quarter - 1;
-  const int32_t a_mod_quarter_minus_one_quarter = wsub(a & mask, one_quarter);
-  int32_t result = exp_on_interval_between_negative_one_quarter_and_0_excl(
-      saturating_mul_by_pot(a_mod_quarter_minus_one_quarter, SCALED_DIFF_INTEGER_BITS));
-  const int32_t remainder = wsub(a_mod_quarter_minus_one_quarter, a);
-  /* exp(-2^k) in Q0.31 for k = -2 .. 4: the barrel shifter over the integer
-   * bits of -a (all 5 integer bits exceed every k here). */
-  static const int32_t multipliers[7] = {1672461947, 1302514674, 790015084, 290630308,
-                                         39332535,   720401,     242};
-  for (int k = -2; k <= 4; k++) {
-    if (remainder & ((int32_t)1 << (fractional_bits + k))) result = srdhm(result, multipliers[k + 2]);
-  }
-  return a == 0 ? INT32_MAX : result;
-}
-#endif
-
-/* 1 / (1 + a) for a in [0, 1), Q0.31 in and out: Newton-Raphson. */
-static int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
-  /* RoundingHalfSum(a, 1.0) in int64, as gemmlowp does for int32. */
-  const int64_t sum = (int64_t)a + INT32_MAX;
-  const int32_t half_denominator = (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
-  const int32_t constant_48_over_17 = 1515870810;      /* Q2.29 */
-  const int32_t constant_neg_32_over_17 = -1010580540; /* Q2.29 */
-  int32_t x = wadd(constant_48_over_17, srdhm(half_denominator, constant_neg_32_over_17));
-  for (int i = 0; i < 3; i++) {
-    const int32_t half_denominator_times_x = srdhm(half_denominator, x);
-    const int32_t one_minus_half_denominator_times_x = wsub((int32_t)1 << 29, half_denominator_times_x);
-    x = wadd(x, saturating_mul_by_pot(srdhm(x, one_minus_half_denominator_times_x), 2));
-  }
-  return saturating_mul_by_pot(x, 1); /* Rescale<0>(ExactMulByPot<-1>(x)) */
-}
-
-static int count_leading_zeros(uint32_t x) {
-  int n = 0;
-  if (x == 0) return 32;
-  while (!(x & 0x80000000u)) {
-    x <<= 1;
-    n++;
-  }
-  return n;
+/* gemmlowp's exp_on_negative_values for Q5.26 input (tvmdevice/fixedpoint.h). */
+static inline int32_t exp_on_negative_values(int32_t a) {
+  return tvmd_fp_exp_on_negative_values(a, SCALED_DIFF_INTEGER_BITS);
 }
 
 #if TVMD_CMSIS_MVE
@@ -177,19 +111,17 @@ static int32_t max_dsp(const int8_t* x, int32_t depth) {
 /* GetReciprocal(sum_of_exps, 12): 1 / sum as a Q0.31 mantissa (returned)
  * and the exponent of the final rounding shift to out_bits. */
 static inline int32_t reciprocal(int32_t sum_of_exps, int out_bits, int* exponent) {
-  const int headroom_plus_one = count_leading_zeros((uint32_t)sum_of_exps);
-  const int num_bits_over_unit = ACCUMULATION_INTEGER_BITS - headroom_plus_one;
-  const int32_t shifted_sum_minus_one =
-      (int32_t)(((uint32_t)sum_of_exps << headroom_plus_one) - ((uint32_t)1 << 31));
+  int num_bits_over_unit;
+  const int32_t scale = tvmd_fp_get_reciprocal(sum_of_exps, ACCUMULATION_INTEGER_BITS, &num_bits_over_unit);
   *exponent = num_bits_over_unit + 31 - out_bits;
-  return one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
+  return scale;
 }
 
 /* An entry's output: its exponential (Q0.31) times the reciprocal of the
  * row's sum, rounded to out_bits, offset to out_min and clamped. */
 static inline int32_t output_value(int32_t exp, int32_t shifted_scale, int exponent, int32_t out_min,
                                    int32_t out_max) {
-  const int32_t unsat = rdpot(srdhm(shifted_scale, exp), exponent);
+  const int32_t unsat = rdpot(tvmd_fp_mul(shifted_scale, exp), exponent);
   return tvmd_cmsis_min(tvmd_cmsis_max(unsat + out_min, out_min), out_max);
 }
 
@@ -235,7 +167,7 @@ static void softmax_rows_memoized(const tvmd_cmsis_softmax_params_t* p, const in
   for (int32_t d = 0; d <= span; d++) {
     exps[d] = terms[d] = 0;
     if (-d >= p->diff_min) {
-      const int32_t scaled = srdhm((int32_t)((uint32_t)-d << p->input_left_shift), p->input_multiplier);
+      const int32_t scaled = tvmd_fp_mul((int32_t)((uint32_t)-d << p->input_left_shift), p->input_multiplier);
       exps[d] = exp_on_negative_values(scaled);
       terms[d] = rdpot(exps[d], ACCUMULATION_INTEGER_BITS);
     }
@@ -245,7 +177,7 @@ static void softmax_rows_memoized(const tvmd_cmsis_softmax_params_t* p, const in
     int32_t lo, max_in_row;
     row_range(x, depth, &lo, &max_in_row);
     int32_t sum_of_exps = 0; /* Q12.19, wrapping */
-    for (int32_t c = 0; c < depth; c++) sum_of_exps = wadd(sum_of_exps, terms[max_in_row - x[c]]);
+    for (int32_t c = 0; c < depth; c++) sum_of_exps = tvmd_add_wrap_i32(sum_of_exps, terms[max_in_row - x[c]]);
     int exponent;
     const int32_t shifted_scale = reciprocal(sum_of_exps, out_bits, &exponent);
     const int32_t row_span = max_in_row - lo;
@@ -309,8 +241,8 @@ void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int
     for (int32_t c = 0; c < depth; c++) {
       const int32_t diff = x[c] - max_in_row;
       if (diff >= p->diff_min) {
-        const int32_t scaled = srdhm((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
-        sum_of_exps = wadd(sum_of_exps, rdpot(exp_on_negative_values(scaled), ACCUMULATION_INTEGER_BITS));
+        const int32_t scaled = tvmd_fp_mul((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
+        sum_of_exps = tvmd_add_wrap_i32(sum_of_exps, rdpot(exp_on_negative_values(scaled), ACCUMULATION_INTEGER_BITS));
       }
     }
 #endif
@@ -336,7 +268,7 @@ void tvmd_cmsis_softmax_gemmlowp(const tvmd_cmsis_softmax_params_t* p, const int
       const int32_t diff = x[c] - max_in_row;
       int32_t v = out_min;
       if (diff >= p->diff_min) {
-        const int32_t scaled = srdhm((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
+        const int32_t scaled = tvmd_fp_mul((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
         v = output_value(exp_on_negative_values(scaled), shifted_scale, exponent, out_min, out_max);
       }
       store_value(output, (size_t)r * (size_t)depth + (size_t)c, out_bits, v);

@@ -46,23 +46,6 @@ int32_t tvmd_cmsis_softmax_s8_s16(const void* params, void* const* buffers, void
   return TVMD_OK;
 }
 
-/* floor(x / 2^n) for 0 <= n < 32. */
-static inline int32_t floor_shift(int32_t x, int n) { return x >= 0 ? x >> n : -1 - ((-1 - x) >> n); }
-
-/* The table's value at `value`: 512 intervals of 128 inputs, linear in between. */
-static inline int16_t lookup(int16_t value, const int16_t* lut) {
-  const int32_t index = ((int32_t)value + 32768) >> 7;
-  const int32_t fraction = (int32_t)value & 0x7f;
-  const int32_t base = lut[index];
-  return (int16_t)(base + floor_shift(((int32_t)lut[index + 1] - base) * fraction + 64, 7));
-}
-
-static inline int leading_zeros(uint32_t u) {
-  int n = 0;
-  while (n < 32 && (u & (0x80000000u >> n)) == 0) ++n;
-  return n;
-}
-
 int32_t tvmd_cmsis_softmax_s16(const void* params, void* const* buffers, void* resource_handle) {
   const tvmd_cmsis_softmax_s16_params_t* p = (const tvmd_cmsis_softmax_s16_params_t*)params;
   if (p == NULL || p->kind != TVMD_CMSIS_KIND_SOFTMAX_S16 || buffers == NULL) return TVMD_ERR_INVALID_ARGUMENT;
@@ -89,7 +72,7 @@ int32_t tvmd_cmsis_softmax_s16(const void* params, void* const* buffers, void* r
       const int32x4_t diff = vsubq_n_s32(vldrhq_z_s32(x + c, t), max_in_row);
       int32x4_t centered = vaddq_n_s32(tvmd_cmsis_requantize_mve(diff, multiplier, shift), 32767);
       centered = vminq_s32(vmaxq_s32(centered, vdupq_n_s32(INT16_MIN)), vdupq_n_s32(INT16_MAX));
-      /* lookup(): 512 intervals of 128 inputs, linear in between. */
+      /* tvmd_lut_lookup_s16(): 512 intervals of 128 inputs, linear in between. */
       const uint32x4_t index = vreinterpretq_u32_s32(vshrq_n_s32(vaddq_n_s32(centered, 32768), 7));
       const int32x4_t fraction = vandq_s32(centered, vdupq_n_s32(0x7f));
       const int32x4_t base = vldrhq_gather_shifted_offset_s32(p->exp_lut, index);
@@ -106,17 +89,17 @@ int32_t tvmd_cmsis_softmax_s16(const void* params, void* const* buffers, void* r
       const int32_t diff = (int32_t)x[c] - max_in_row;
       const int32_t scaled = tvmd_multiply_by_quantized_multiplier(diff, p->input_multiplier, p->input_left_shift);
       const int32_t centered = tvmd_cmsis_min(tvmd_cmsis_max(scaled + 32767, INT16_MIN), INT16_MAX);
-      y[c] = lookup((int16_t)centered, p->exp_lut);
+      y[c] = tvmd_lut_lookup_s16((int16_t)centered, p->exp_lut);
       sum += y[c];
     }
 #endif
-    const int headroom_plus_one = leading_zeros((uint32_t)sum);
+    const int headroom_plus_one = tvmd_count_leading_zeros_u32((uint32_t)sum);
     if (headroom_plus_one < 1 || headroom_plus_one > 30) return TVMD_ERR_KERNEL; /* exp(0) is in every row */
     /* The sum normalized to [1, 2) in Q1.14, centred to int16 for the table. */
     const int32_t shifted = (int32_t)(((int64_t)sum * ((int64_t)1 << (headroom_plus_one - 1)) + (1 << 13)) /
                                       (1 << 14));
     const int32_t centered = tvmd_cmsis_min(tvmd_cmsis_max(shifted - ((1 << 15) + (1 << 16)), INT16_MIN), INT16_MAX);
-    const int32_t reciprocal = lookup((int16_t)centered, p->one_over_one_plus_x_lut);
+    const int32_t reciprocal = tvmd_lut_lookup_s16((int16_t)centered, p->one_over_one_plus_x_lut);
     const int right_shift = 31 - headroom_plus_one;
 #if TVMD_CMSIS_MVE
     const int32x4_t down = vdupq_n_s32(-right_shift);
@@ -128,7 +111,7 @@ int32_t tvmd_cmsis_softmax_s16(const void* params, void* const* buffers, void* r
 #else
     const int64_t half = (int64_t)1 << (right_shift - 1);
     for (int32_t c = 0; c < p->depth; ++c) {
-      const int64_t v = tvmd_cmsis_floor_shift64((int64_t)y[c] * reciprocal + half, right_shift);
+      const int64_t v = tvmd_floor_shift_i64((int64_t)y[c] * reciprocal + half, right_shift);
       y[c] = (int16_t)(v < 0 ? 0 : (v > INT16_MAX ? INT16_MAX : v));
     }
 #endif

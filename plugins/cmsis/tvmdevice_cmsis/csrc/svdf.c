@@ -89,7 +89,7 @@ int32_t tvmd_cmsis_svdf_s8(const void* params, void* const* buffers, void* resou
         acc += (uint32_t)load(weights_time, bits, f * memory + j) *
                (uint32_t)(load(state, bits, row + j) - p->state_zero_point);
       }
-      filter_sums[(size_t)b * filters + f] = tvmd_cmsis_wrap32(acc);
+      filter_sums[(size_t)b * filters + f] = tvmd_wrap_i32(acc);
     }
   }
   /* rank filters per unit onto the bias, rescaled to the output. */
@@ -98,7 +98,7 @@ int32_t tvmd_cmsis_svdf_s8(const void* params, void* const* buffers, void* resou
       uint32_t acc = bias != NULL ? (uint32_t)bias[u] : 0u;
       const int32_t* sums = filter_sums + (size_t)b * filters + (size_t)u * (size_t)p->rank;
       for (int32_t k = 0; k < p->rank; ++k) acc += (uint32_t)sums[k];
-      unit_sums[(size_t)b * (size_t)p->n_unit + (size_t)u] = tvmd_cmsis_wrap32(acc);
+      unit_sums[(size_t)b * (size_t)p->n_unit + (size_t)u] = tvmd_wrap_i32(acc);
     }
   }
   const size_t outputs = (size_t)p->batches * (size_t)p->n_unit;
