@@ -477,7 +477,7 @@ KERNELS: tuple[Kernel, ...] = (
     _K("requantize_s8_s16", ("QUANTIZE:int8->int16",), QUANTIZE_PARAMS, "quantize_s16.c"),
     _K("requantize_s16_s8", ("QUANTIZE:int16->int8",), QUANTIZE_PARAMS, "quantize_s16.c"),
     _K("requantize_s16_s16", ("QUANTIZE:int16->int16",), QUANTIZE_PARAMS, "quantize_s16.c"),
-    _K("sub_s8", ("SUB",), ELEMENTWISE_PARAMS, "elementwise_s16.c", "elementwise.elementwise"),
+    _K("sub_s8", ("SUB",), ELEMENTWISE_PARAMS, "elementwise.c", "elementwise.elementwise"),
     _K("add_s16", ("ADD:int16",), ELEMENTWISE_PARAMS, "elementwise_s16.c", "elementwise.elementwise"),
     _K("sub_s16", ("SUB:int16",), ELEMENTWISE_PARAMS, "elementwise_s16.c", "elementwise.elementwise"),
     _K("mul_s16", ("MUL:int16",), ELEMENTWISE_PARAMS, "elementwise_s16.c", "elementwise.elementwise"),
