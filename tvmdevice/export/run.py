@@ -12,6 +12,7 @@ linked ELF, instructions per run counted under QEMU.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -118,12 +119,15 @@ class ExportRun:
 
 
 def _symbol_bytes(image: Image, prefix: str) -> tuple[int, int, dict[str, int]]:
+    """The bytes of the model's constants and operator params (``<prefix>_op<k>_...``, not ``_open``), and
+    its host pool, from the image's symbols."""
     constants = params = 0
     pools: dict[str, int] = {}
+    op = re.compile(rf"{re.escape(prefix)}_op\d+_")
     for sym in read_elf(image.path).symbols:
         if sym.name.startswith(f"{prefix}_constant_"):
             constants += sym.size
-        elif sym.name.startswith(f"{prefix}_op"):
+        elif op.match(sym.name):
             params += sym.size
         elif sym.name in (f"{prefix}_host_pool", "host_pool"):  # the model's, or the runner's (external)
             pools["host"] = sym.size
