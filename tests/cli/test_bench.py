@@ -57,3 +57,22 @@ def test_bench_argument_errors(tmp_path, args, words):
     proc = subprocess.run([sys.executable, "-m", "tvmdevice", "bench", str(model), *args], capture_output=True,
                           text=True, env=ENV)
     assert proc.returncode == 1 and words in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_bench_of_a_stateful_export_compares_the_run_from_the_reset_state(tmp_path):
+    """An SVDF export: the benched run starts from the reset state (the runner's warm-up leaves no trace),
+    so its outputs are tflite-micro's first run's."""
+    if importlib.util.find_spec("tflite_micro") is None:
+        pytest.skip("--compare needs tflite-micro (pip install tflite-micro)")
+    import tvmdevice
+    from tvmdevice.aot.builder import ModelBuilder
+
+    b = ModelBuilder("svdf", seed=4)
+    x = b.input((2, 10), scale=0.04, zero_point=-3)
+    b.output(b.svdf(x, 4, rank=2, memory=6, activation="RELU"))  # LiteRT's int8 SVDF needs RELU
+    out = tvmdevice.compile(b.build(), "c", name="svdf").export(tmp_path / "export")
+    proc = subprocess.run([sys.executable, "-m", "tvmdevice", "bench", str(out), "--cpu", "host", "--compare",
+                           "--json"], capture_output=True, text=True, env=ENV)
+    assert proc.returncode == 0, proc.stderr
+    tflm = next(c for c in json.loads(proc.stdout)["compare"] if c["reference"] == "tflite-micro")
+    assert tflm["bit_exact"] is True

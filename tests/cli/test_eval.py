@@ -87,3 +87,58 @@ def test_eval_cli_accuracy_reference_and_report(dataset, tmp_path):
     assert summary["samples"] == N and summary["bit_exact"] == {"agree": N, "checked": N, "differ": []}
     assert summary["top1_accuracy"] == pytest.approx(sum(r["correct"] == "True" for r in rows) / N)
     assert summary["top3_accuracy"] >= summary["top1_accuracy"]
+
+
+def _svdf() -> bytes:
+    from tvmdevice.aot.builder import ModelBuilder
+
+    b = ModelBuilder("svdf", seed=4)
+    x = b.input((2, 10), scale=0.04, zero_point=-3)
+    b.output(b.svdf(x, 4, rank=2, memory=6))
+    return b.build()
+
+
+def _digests(outputs: list[np.ndarray]) -> str:
+    import hashlib
+
+    return hashlib.sha256(np.ascontiguousarray(outputs[0]).tobytes()).hexdigest()
+
+
+def test_a_stateful_models_samples_are_one_sequence_in_order(tmp_path):
+    """An SVDF model: sample i's outputs are TFLM's frame i + 1, in process, split over workers or
+    from an export (one process for the whole sequence), and the CLI summary says so."""
+    runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
+    import tvmdevice
+    from tvmdevice.cli.eval_cmd import STATE_SEQUENCE
+
+    model = _svdf()
+    rng = np.random.default_rng(5)
+    x = rng.integers(-128, 128, size=(5, 2, 10), dtype=np.int8)
+    interp = runtime.Interpreter.from_bytes(model, arena_size=1 << 20)
+    want = []
+    for s in x:
+        interp.set_input(s, 0)
+        interp.invoke()
+        want.append(_digests([interp.get_output(0)]))
+    assert len(set(want)) == len(want)
+    job = EvalJob(model, "svdf", target="c", reference="tflite-micro", stateful=True,
+                  env={"TVMDEVICE_PLUGINS": "none-installed"})
+    samples = [[s] for s in x]
+    for workers in (1, 2):  # two workers: still one chunk, in order
+        results = evaluate(job, samples, workers=workers)
+        assert [r.outputs_sha256 for r in results] == want, f"{workers} worker(s)"
+        assert all(r.bit_exact for r in results)
+    module = tvmdevice.compile(model, "c", name="svdf")
+    out = module.export(tmp_path / "export")
+    exported = EvalJob(model, "svdf", export_dir=str(out), cpu="host", reference="tflite-micro", stateful=True)
+    results = evaluate(exported, samples)
+    assert [r.outputs_sha256 for r in results] == want
+    assert all(r.bit_exact for r in results)
+    np.savez(tmp_path / "data.npz", x=x)
+    proc = subprocess.run([sys.executable, "-m", "tvmdevice", "eval", str(out), "--data", str(tmp_path / "data.npz"),
+                           "--reference", "tflite-micro", "--report", str(tmp_path / "r.csv"), "--json"],
+                          capture_output=True, text=True, env=ENV)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["state"] == STATE_SEQUENCE
+    assert summary["bit_exact"] == {"agree": 5, "checked": 5, "differ": []}

@@ -58,8 +58,6 @@ class _Exports:
                     expected, oracle = [tflm.output(k) for k in range(len(ours))], "tflite-micro"
                 for a, b in zip(ours, expected):
                     np.testing.assert_array_equal(a.reshape(b.shape), b, err_msg=f"Python executor vs {oracle}")
-                if module.schedule.states:  # the runner's output is its second run's: the state carried
-                    ours = ex.run(inputs)
             self.cache[(key, target)] = (out, inputs, ours)
         return self.cache[(key, target)]
 

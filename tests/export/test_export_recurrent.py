@@ -1,10 +1,10 @@
 """LSTM and SVDF through the C export: bit-exact with tflite-micro on the host and on Cortex-M55.
 
-The export's runner runs the model twice on the same inputs (a warm-up and
-the measured run), so its output is the second step of a sequence: the state
-the first run left must be carried, in the host pool, exactly as TFLM carries
-it.  The generated ``tvmgen_<model>_reset`` puts the state back: a small
-program checks that a run after a reset repeats the first run.
+A model with state (TFLite variable tensors) gives, for n inputs run in order, TFLM's frames
+1 .. n: ``tvmdevice run DIR`` runs every sample in one process, one run per sample, from the state
+open leaves.  The runner's warm-up (a run of the first frame before the measured one) must leave no
+trace: the generated ``tvmgen_<model>_reset`` puts the state back after it.  A small program checks
+that a run after a reset repeats the first run.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from export_inputs import random_inputs
 
 import tvmdevice
 from tvmdevice.aot.builder import ModelBuilder
-from tvmdevice.export import run_export
+from tvmdevice.cli import main
+from tvmdevice.export import load_metadata, run_export
 
 runtime = pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
-
 
 def _lstm(int16: bool = False) -> bytes:
     b = ModelBuilder("lstm", seed=4)
@@ -34,32 +34,67 @@ def _svdf() -> bytes:
     return b.build()
 
 
-def _tflm_second_run(model: bytes, inputs: list[np.ndarray]) -> np.ndarray:
+def _tflm_frames(model: bytes, frames: list[list[np.ndarray]]) -> list[np.ndarray]:
+    """TFLM's output 0 for each frame, one interpreter invoked once per frame."""
     interp = runtime.Interpreter.from_bytes(model, arena_size=1 << 20)
-    for _ in range(2):
+    out = []
+    for inputs in frames:
         for k, x in enumerate(inputs):
             interp.set_input(x, k)
         interp.invoke()
-    return interp.get_output(0)
+        out.append(interp.get_output(0).copy())
+    return out
 
 
-@pytest.mark.parametrize("cpu", ["host", "cortex-m55"])
-@pytest.mark.parametrize("make", [_lstm, lambda: _lstm(int16=True), _svdf], ids=["lstm-s8", "lstm-s16", "svdf"])
-def test_recurrent_exports_carry_state_like_tflm(tmp_path, cpu, make):
+def _frames(module, n: int) -> list[list[np.ndarray]]:
+    return [random_inputs(module.graph, seed=3 + i) for i in range(n)]
+
+
+MODELS = pytest.mark.parametrize("make", [_lstm, lambda: _lstm(int16=True), _svdf], ids=["lstm-s8", "lstm-s16", "svdf"])
+
+
+@pytest.mark.parametrize("cpu", ["host", pytest.param("cortex-m55", marks=pytest.mark.export)])
+@MODELS
+def test_run_on_an_export_gives_tflms_frames_in_order(tmp_path, cpu, make):
+    """``tvmdevice run DIR`` on three inputs: TFLM's frames 1, 2, 3 and the Python executor's."""
     model = make()
     module = tvmdevice.compile(model, "c")
     out = module.export(tmp_path / "export")
-    inputs = random_inputs(module.graph, seed=3)
-    got = run_export(out, cpu, inputs)
-    want = _tflm_second_run(model, inputs)
-    np.testing.assert_array_equal(got.outputs[0], want)
-    with module.executor() as ex:  # the Python executor agrees, run for run
-        ex.run(inputs)
-        np.testing.assert_array_equal(ex.run(inputs)[0], want)
+    frames = _frames(module, 3)
+    want = _tflm_frames(model, frames)
+    assert not np.array_equal(want[0], want[1]), "the state must change the frames (else the test is blind)"
+    with module.executor() as ex:  # the Python executor agrees, frame for frame
+        for inputs, expected in zip(frames, want):
+            np.testing.assert_array_equal(ex.run(inputs)[0].reshape(expected.shape), expected)
+    np.save(tmp_path / "x.npy", np.stack([f[0] for f in frames]))  # a leading batch axis: three samples
+    assert main(["run", str(out), "--cpu", cpu, "-i", str(tmp_path / "x.npy"), "-o", str(tmp_path / "o")]) == 0
+    got = np.load(tmp_path / "o" / "output_0.npy")
+    assert got.shape[0] == 3
+    for i, expected in enumerate(want):
+        np.testing.assert_array_equal(got[i].reshape(expected.shape), expected, err_msg=f"frame {i + 1} on {cpu}")
+
+
+@MODELS
+def test_one_run_starts_from_the_reset_state_and_frames_carry_it(tmp_path, make):
+    """``run_export``: TFLM's first frame (the warm-up left no trace); ``run_export_frames``: each
+    frame's outputs in order, and the first frame's run is the measured one."""
+    from tvmdevice.export import run_export_frames
+
+    model = make()
+    module = tvmdevice.compile(model, "c")
+    out = module.export(tmp_path / "export")
+    assert load_metadata(out)["stateful"] is True
+    frames = _frames(module, 3)
+    want = _tflm_frames(model, frames)
+    np.testing.assert_array_equal(run_export(out, "host", frames[1]).outputs[0], _tflm_frames(model, [frames[1]])[0])
+    got = run_export_frames(out, "host", frames)
+    assert len(got.frames) == 3
+    for i, expected in enumerate(want):
+        np.testing.assert_array_equal(got.frames[i][0], expected, err_msg=f"frame {i + 1}")
+    np.testing.assert_array_equal(got.outputs[0], want[-1])
 
 
 def test_the_reset_function_starts_the_sequence_again(tmp_path):
-    from tvmdevice.export import load_metadata
     from tvmdevice.firmware import build, run
 
     model = _lstm()

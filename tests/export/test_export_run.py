@@ -243,3 +243,15 @@ def test_a_failing_lifecycle_call_leaves_every_device_closable(tmp_path, cpu):
                            tmp_path / "build", b["defines"], name="failing")
     result = firmware.run(image, cwd=tmp_path, check=False)
     assert result.status == 0 and "ok" in result.stdout, (result.status, result.stderr)
+
+
+def test_the_host_flash_figures_count_the_models_params_once(demo_export):
+    """The model's params are its ``_op<k>_`` symbols (not ``_open``), wherever the host linker puts
+    them (a params struct with pointers is in ``.data.rel.ro`` in a position-independent executable):
+    as many bytes as the generator wrote, and the other constants are never negative."""
+    module, out = demo_export
+    meta = load_metadata(out)
+    got = run_export(out, "host", random_inputs(module.graph, seed=1)).to_json()["flash"]
+    assert got["params"] == meta["memory"]["params"]
+    assert got["constants"] == meta["memory"]["constants"]
+    assert got["other_constants"] >= 0

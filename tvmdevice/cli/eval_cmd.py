@@ -11,6 +11,10 @@ from typing import Any
 
 from .common import check_model_path, is_export, print_json
 
+#: What state each sample of a model with operator state (LSTM, SVDF) starts from, as the summary says it.
+STATE_SEQUENCE = ("the samples are one sequence, in order: sample 0 starts from the reset state, each next "
+                  "one from the state the sample before left")
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -21,7 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "sample each, in sorted file-name order) or a .npz with the inputs stacked in 'x' and labels "
                     "in 'y'. --workers N runs chunks in N local processes; --engine ray runs them as Ray tasks "
                     "(ray.init(): RAY_ADDRESS or a local instance); results are the same, in the same order. "
-                    "MODEL may be an export directory: each sample then runs under --cpu (QEMU for Cortex-M).")
+                    "MODEL may be an export directory: each sample then runs under --cpu (QEMU for Cortex-M). "
+                    "A model with state (LSTM, SVDF) takes the samples as one sequence, in order, in one chunk: "
+                    "sample 0 from the reset state, each next one from the state the one before left.")
     p.add_argument("model", help=".tflite file or export directory")
     p.add_argument("--target", "-t", help="target string (default: every installed device, host 'c' last)")
     p.add_argument("--data", required=True, metavar="DIR|FILE.npz", help="the dataset")
@@ -63,7 +69,8 @@ def _job(args: argparse.Namespace) -> tuple[Any, list[Any]]:
         if args.reference and model is None:
             raise InvalidArgumentError("--reference needs the .tflite kept in the export (src/); export again")
         job = EvalJob(model.read_bytes() if model else b"", meta["model_name"], export_dir=str(Path(args.model)),
-                      cpu=check_cpu(args.cpu), timeout=args.timeout, reference=args.reference, top=k)
+                      cpu=check_cpu(args.cpu), timeout=args.timeout, reference=args.reference, top=k,
+                      stateful=bool(meta.get("stateful")))
         return job, export_specs(meta["inputs"])
     if args.cpu:
         raise InvalidArgumentError("--cpu evaluates an export: export the model first (tvmdevice export MODEL -t "
@@ -72,7 +79,8 @@ def _job(args: argparse.Namespace) -> tuple[Any, list[Any]]:
 
     path = check_model_path(args.model)
     module = tvmdevice.compile(path, args.target, name=path.stem)  # errors surface here, before any worker starts
-    job = EvalJob(path.read_bytes(), path.stem, target=str(module.target), reference=args.reference, top=k)
+    job = EvalJob(path.read_bytes(), path.stem, target=str(module.target), reference=args.reference, top=k,
+                  stateful=bool(module.schedule.states))
     return job, graph_specs(module.graph, module.graph.inputs)
 
 
@@ -147,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
     summary = {"model": job.name, "target": job.target if job.export_dir is None else f"export on {job.cpu}",
                "engine": args.engine, "workers": args.workers, "seconds": seconds, **summarize(rows, k),
                "report": report}
+    if job.stateful:
+        summary["state"] = STATE_SEQUENCE
     if args.json:
         print_json(summary)
         return 0
@@ -160,5 +170,7 @@ def run(args: argparse.Namespace) -> int:
         b = summary["bit_exact"]
         differ = f"; differ: {', '.join(b['differ'][:10])}" if b["differ"] else ""
         print(f"  bit-exact with {args.reference}: {b['agree']} of {b['checked']} samples{differ}")
+    if "state" in summary:
+        print(f"  state: {summary['state']}")
     print(f"  per-sample report: {report}")
     return 0

@@ -7,6 +7,12 @@ process, in local worker processes (``--workers N``) or as Ray tasks
 returns one :class:`SampleResult` per sample; results are put back in sample
 order whatever order chunks finish in, so every engine gives the same
 report.
+
+A model with operator state (TFLite variable tensors: LSTM, SVDF) makes its
+samples one sequence: they run in order as one chunk, sample 0 from the reset
+state and each next one from the state the sample before left (as TFLM's
+interpreter invoked once per sample, which the reference is), whatever the
+engine and workers; an export runs the whole sequence in one process.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ class EvalJob:
     :ivar export_dir: run this export under ``cpu`` instead of compiling in-process.
     :ivar reference: ``"tflite-micro"`` to check each sample's outputs bit for bit, or None.
     :ivar top: how many classes to keep per sample.
+    :ivar stateful: the model keeps operator state across runs: the samples are one sequence.
     """
 
     model: bytes
@@ -46,6 +53,7 @@ class EvalJob:
     timeout: float = 120.0
     reference: str | None = None
     top: int = 5
+    stateful: bool = False
     env: dict[str, str] = field(default_factory=lambda: {k: os.environ[k] for k in _FORWARDED_ENV if k in os.environ})
 
 
@@ -65,12 +73,14 @@ class SampleResult:
 
 
 _COMPILED: dict[tuple[int, str | None, str | None], Any] = {}
+_EXECUTORS: dict[tuple[int, str | None, str | None], Any] = {}
 _OPEN: list[Any] = []  # executors this process opened for jobs
 
 
 def release() -> None:
     """Close the executors this process opened for jobs (the in-process engine calls it when done)."""
     _COMPILED.clear()
+    _EXECUTORS.clear()
     while _OPEN:
         _OPEN.pop().close()
 
@@ -100,6 +110,7 @@ def _runner(job: EvalJob, *, worker: bool) -> Callable[[list[np.ndarray]], tuple
         module = tvmdevice.compile(job.model, job.target, name=job.name)
         executor = module.executor()  # kept for the process's life: one compile and open per worker
         _OPEN.append(executor)
+        _EXECUTORS[key] = executor
 
         def run(sample: list[np.ndarray]) -> tuple[list[np.ndarray], int | None]:
             return executor.run(sample), None
@@ -118,11 +129,12 @@ def run_chunk(job: EvalJob, start: int, samples: Sequence[list[np.ndarray]], wor
 
     from .inputs import top_k
 
-    run = _runner(job, worker=worker)
+    ran = _sequence(job, samples, worker) if job.stateful else None
+    run = _runner(job, worker=worker) if ran is None else None
     reference = None
     out = []
     for i, sample in enumerate(samples):
-        outputs, instructions = run(sample)
+        outputs, instructions = ran[i] if ran is not None else run(sample)  # type: ignore[misc]
         exact = None
         if job.reference is not None:
             if reference is None:
@@ -136,6 +148,22 @@ def run_chunk(job: EvalJob, start: int, samples: Sequence[list[np.ndarray]], wor
         out.append(SampleResult(start + i, [c for c, _ in best], [float(s) for _, s in best], exact, digest,
                                 instructions))
     return out
+
+
+def _sequence(job: EvalJob, samples: Sequence[list[np.ndarray]], worker: bool,
+              ) -> list[tuple[list[np.ndarray], int | None]]:
+    """A stateful model's samples run in order as one sequence from the reset state: each one's outputs
+    (an export's instructions are its first run's, from the reset state)."""
+    if job.export_dir is None:
+        run = _runner(job, worker=worker)
+        _EXECUTORS[(hash(job.model), job.target, job.export_dir)].reset_state()  # this process may have run it
+        return [run(sample) for sample in samples]
+    if worker:
+        os.environ.update(job.env)
+    from ..export.run import run_export_frames
+
+    r = run_export_frames(job.export_dir, job.cpu or "host", samples, timeout=job.timeout * max(1, len(samples)))
+    return [(frame, r.instructions if i == 0 else None) for i, frame in enumerate(r.frames)]
 
 
 def chunks(n: int, parts: int) -> list[tuple[int, int]]:
@@ -160,7 +188,8 @@ def evaluate(job: EvalJob, samples: Sequence[list[np.ndarray]], *, workers: int 
         raise InvalidArgumentError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     if workers < 1:
         raise InvalidArgumentError(f"--workers must be at least 1, not {workers}")
-    ranges = chunks(len(samples), workers)
+    # a stateful model's samples are one sequence: one chunk, in order
+    ranges = [(0, len(samples))] if job.stateful and samples else chunks(len(samples), workers)
     if engine == "ray":
         parts = _ray(job, samples, ranges, progress)
     elif workers == 1:

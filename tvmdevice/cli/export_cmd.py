@@ -66,7 +66,7 @@ def export(args: argparse.Namespace) -> int:
 def run_exported(args: argparse.Namespace, console: Any) -> int:
     """``tvmdevice run DIR``: build the export for ``--cpu`` and run it on the inputs."""
     from ..errors import InvalidArgumentError
-    from ..export.run import load_metadata, run_export
+    from ..export.run import load_metadata, run_export_frames
     from .common import output_rows, print_json, samples_from_args, save_outputs
     from .inputs import export_specs
     from .run_cmd import outputs_json, print_outputs
@@ -79,14 +79,13 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
                                        f"{meta['target']}); export again to change it")
     out_specs = export_specs(meta["outputs"])
     samples = samples_from_args(args, export_specs(meta["inputs"]))
-    results = []
+    # one process runs every sample in order, one frame each: a model with state carries it from
+    # sample to sample as the Python executor and TFLM do (the first from the state open leaves)
     with console.status(f"building and running {meta['model_name']} on {cpu}"):
-        for sample in samples.inputs:
-            results.append(run_export(args.model, cpu, sample, timeout=args.timeout))
-    outputs = [output_rows(r.outputs, out_specs, dequantize=args.dequantize) for r in results]
+        last = run_export_frames(args.model, cpu, samples.inputs, timeout=args.timeout * len(samples.inputs))
+    outputs = [output_rows(frame, out_specs, dequantize=args.dequantize) for frame in last.frames]
     if args.output:
         save_outputs(args.output, outputs, samples.names)
-    last = results[-1]
     if args.json:
         print_json({"model": meta["model_name"], "target": meta["target"], **last.to_json(),
                     **outputs_json(outputs, samples.names, args.top_k)})

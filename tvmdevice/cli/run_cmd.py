@@ -27,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "natively (--cpu host) or under qemu-system-arm (--cpu cortex-m55|cortex-m4|cortex-m3).")
     p.add_argument("model", nargs="?", help=".tflite file or export directory (default: the built-in demo model)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                   help="for an export: the most one run may take before it is stopped (default: %(default)s)")
+                   help="for an export: the most one sample's run may take before it is stopped (default: %(default)s)")
     p.add_argument("--cpu", metavar="CPU",
                    help="for an export: host (default), cortex-m55 (QEMU mps3-an547), cortex-m4 (mps2-an386) or "
                         "cortex-m3 (mps2-an385)")

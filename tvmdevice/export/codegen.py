@@ -55,6 +55,7 @@ def generate(module: "CompiledModule", name: str, devices: list[ExportDevice], *
     constants = ConstantTable(ctx)
     source = emit_model_source(ctx, constants)  # first: it names the constants and the calls
     out, p = ctx.out, ctx.p
+    out.stateful = bool(module.schedule.states)
     out.files[f"{L.CODEGEN_INCLUDE}/{p}.h"] = emit_interface_header(ctx)
     out.files[f"{L.CODEGEN_INCLUDE}/{p}_devices.h"] = devices_header(
         name, [module.target.entries[d.entry].device_type for d in ctx.structs])

@@ -39,6 +39,7 @@ def metadata(module: "CompiledModule", generated: GeneratedModel, devices: list[
                    "device_constants": {m: p.constant_bytes for m, p in module.plan.pools.items() if m != HOST}},
         "inputs": [_io(io) for io in generated.inputs],
         "outputs": [_io(io) for io in generated.outputs],
+        "stateful": generated.stateful,
         "devices": [{"name": d.name, "c_name": d.c_name, "struct": d.struct if d.has_struct else None,
                      "separate_memory": d.separate, "configure": d.configure} for d in devices],
         "placement": module.placement.to_json(),

@@ -57,6 +57,8 @@ class GeneratedModel:
     constant_bytes: int = 0
     params_bytes: int = 0
     pool_bytes: dict[str, int] = field(default_factory=dict)
+    #: the model keeps operator state across runs (TFLite variable tensors): it has a reset entry point
+    stateful: bool = False
 
 
 def identifier(text: str, fallback: str) -> str:

@@ -12,6 +12,7 @@ linked ELF, instructions per run counted under QEMU.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from ..layout import Layout
 from . import layout as L
 from .runner import EXIT_CODES, EXIT_USAGE
 
-__all__ = ["ExportRun", "load_metadata", "build_export", "run_export", "is_export"]
+__all__ = ["ExportRun", "load_metadata", "build_export", "run_export", "run_export_frames", "is_export"]
 
 
 def is_export(path: "str | Path") -> bool:
@@ -78,6 +79,7 @@ class ExportRun:
     """What one run of an export produced and cost."""
 
     cpu: str
+    #: the outputs of the last frame run (the only one for :func:`run_export`)
     outputs: list[np.ndarray]
     #: device name -> its struct's members after the run (counters, power state...)
     devices: dict[str, dict[str, Any]]
@@ -89,10 +91,13 @@ class ExportRun:
     pools: dict[str, int] = field(default_factory=dict)
     #: the host pool's bytes after the run (``read_pool=True``), else None
     pool: bytes | None = None
+    #: every frame's outputs, in the order the frames were given (:func:`run_export_frames`)
+    frames: list[list[np.ndarray]] = field(default_factory=list)
 
     @property
     def instructions(self) -> int | None:
-        """Instructions one (warm) run executes, under QEMU; None on the host."""
+        """Instructions one warm run of the first frame executes (from the state open leaves), under QEMU;
+        None on the host."""
         r = self.result
         if r.region_instructions is None or not r.regions:
             return None
@@ -114,12 +119,15 @@ class ExportRun:
 
 
 def _symbol_bytes(image: Image, prefix: str) -> tuple[int, int, dict[str, int]]:
+    """The bytes of the model's constants and operator params (``<prefix>_op<k>_...``, not ``_open``), and
+    its host pool, from the image's symbols."""
     constants = params = 0
     pools: dict[str, int] = {}
+    op = re.compile(rf"{re.escape(prefix)}_op\d+_")
     for sym in read_elf(image.path).symbols:
         if sym.name.startswith(f"{prefix}_constant_"):
             constants += sym.size
-        elif sym.name.startswith(f"{prefix}_op"):
+        elif op.match(sym.name):
             params += sym.size
         elif sym.name in (f"{prefix}_host_pool", "host_pool"):  # the model's, or the runner's (external)
             pools["host"] = sym.size
@@ -143,7 +151,9 @@ def _check_inputs(meta: dict[str, Any], inputs: Sequence[np.ndarray]) -> list[by
 
 def run_export(directory: "str | Path", cpu: str, inputs: Sequence[np.ndarray], *,
                timeout: float = 120.0, read_pool: bool = False) -> ExportRun:
-    """Build (cached) and run the export in ``directory`` on ``cpu`` with ``inputs``.
+    """Build (cached) and run the export in ``directory`` on ``cpu`` with ``inputs`` (one frame).
+
+    The run starts from the state ``tvmgen_<model>_open`` leaves (a stateful model's reset state).
 
     :param read_pool: read the host pool back after the run (:attr:`ExportRun.pool`; exports with
         external pools only, where the runner owns the pool).
@@ -152,15 +162,30 @@ def run_export(directory: "str | Path", cpu: str, inputs: Sequence[np.ndarray], 
     :raises ToolchainMissingError, FirmwareBuildError, FirmwareTimeoutError, FirmwareRunError: see
         :mod:`tvmdevice.firmware`.
     """
+    return run_export_frames(directory, cpu, [inputs], timeout=timeout, read_pool=read_pool)
+
+
+def run_export_frames(directory: "str | Path", cpu: str, frames: Sequence[Sequence[np.ndarray]], *,
+                      timeout: float = 120.0, read_pool: bool = False) -> ExportRun:
+    """Build (cached) and run the export in ``directory`` on ``cpu`` with each frame's inputs, in order.
+
+    One process runs them all as one sequence: the first frame from the state ``tvmgen_<model>_open``
+    leaves, each next one from the state the one before left (a model with operator state, LSTM or
+    SVDF, gives TFLM's outputs for its frames 1 .. n; any other model each frame's own outputs).
+    :attr:`ExportRun.frames` holds every frame's outputs; :attr:`ExportRun.instructions` is the first
+    frame's run.  ``timeout`` bounds the whole process.  Raises as :func:`run_export`.
+    """
     root = Path(directory).resolve()
     meta = load_metadata(root)
-    data = _check_inputs(meta, inputs)
+    if not frames:
+        raise InvalidArgumentError("run_export_frames needs at least one frame of inputs")
+    data = [_check_inputs(meta, inputs) for inputs in frames]
     image = build_export(root, cpu)
     with tempfile.TemporaryDirectory(prefix="tvmd-export-run-") as tmp:
         work = Path(tmp)
-        names = [f"in{k}.bin" for k in range(len(data))]
-        for name, blob in zip(names, data):
-            (work / name).write_bytes(blob)
+        names = [f"in{k}.bin" for k in range(len(meta["inputs"]))]
+        for k, name in enumerate(names):
+            (work / name).write_bytes(b"".join(frame[k] for frame in data))
         outs = [f"out{k}.bin" for k in range(len(meta["outputs"]))]
         if read_pool and not meta["memory"]["pools"]["host"]["external"]:
             raise InvalidArgumentError("read_pool needs an export with external pools (its runner owns the pool)")
@@ -178,17 +203,24 @@ def run_export(directory: "str | Path", cpu: str, inputs: Sequence[np.ndarray], 
                 f"status {result.status} ({EXIT_CODES.get(result.status, 'unknown')})"
             stderr = result.stderr.strip().splitlines()
             raise FirmwareRunError(f"{what} stopped with {reason}" + (f": {stderr[-1]}" if stderr else ""), result)
-        outputs = []
+        per_output = []
         for spec, name in zip(meta["outputs"], outs):
             raw = (work / name).read_bytes()
-            outputs.append(np.frombuffer(raw, dtype=spec["dtype"]).reshape(spec["shape"]).copy())
+            shape = [len(frames), *spec["shape"]]
+            if len(raw) != int(np.prod(shape)) * np.dtype(spec["dtype"]).itemsize:
+                from ..firmware.errors import FirmwareRunError
+
+                raise FirmwareRunError(f"the export's runner on {cpu} wrote {len(raw)} bytes of output "
+                                       f"{spec['name']!r} for {len(frames)} frame(s)", result)
+            per_output.append(np.frombuffer(raw, dtype=spec["dtype"]).reshape(shape))
+        outputs = [[out[i].copy() for out in per_output] for i in range(len(frames))]
         states = _device_states(meta, (work / "devices.bin").read_bytes(), cpu)
         pool = (work / "pool.bin").read_bytes() if read_pool else None
     constants, params, pools = _symbol_bytes(image, meta["prefix"])
     for memory, planned in meta["memory"]["pools"].items():
         if memory != "host":
             pools[memory] = planned["bytes"]
-    return ExportRun(cpu, outputs, states, result, measure(image), constants, params, pools, pool)
+    return ExportRun(cpu, outputs[-1], states, result, measure(image), constants, params, pools, pool, outputs)
 
 
 def _device_states(meta: dict[str, Any], blob: bytes, cpu: str) -> dict[str, dict[str, Any]]:

@@ -6,7 +6,10 @@
   the linker script (its high-water mark is measured by a run: :attr:`RunResult.stack_used`).
 
 On the host the same classification is made from section flags (there is no flash); it is a rough
-guide only, the figures that matter are the Cortex-M ones.
+guide only, the figures that matter are the Cortex-M ones.  Constants there are ``.rodata`` and
+``.data.rel.ro``: a position-independent executable puts ``const`` data holding pointers (a params
+struct pointing at its weights) in the latter, relocated at load and then read-only, where a
+Cortex-M image has it in ``.rodata``.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ class Footprint:
 
 
 def _is_constants(section: Section) -> bool:
-    return section.name == ".rodata" or section.name.startswith(".rodata.")
+    return any(section.name == name or section.name.startswith(name + ".") for name in (".rodata", ".data.rel.ro"))
 
 
 def measure(image: Image) -> Footprint:
