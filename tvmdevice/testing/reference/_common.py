@@ -10,6 +10,8 @@ they check), and the limit of the reference kernels' padded-window approach.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tvmdevice.errors import Refusal
@@ -42,6 +44,16 @@ def requantize(acc: np.ndarray, multiplier: np.ndarray | int, shift: np.ndarray 
 def clamp_to_int8(x: np.ndarray, lo: int, hi: int) -> np.ndarray:
     """Clamp to the activation range and narrow to int8."""
     return np.clip(x, lo, hi).astype(np.int8)
+
+
+def finish_int8(p: Any, buffers: list[Any], acc: np.ndarray) -> None:
+    """The int8 epilogue of CONV_2D and FULLY_CONNECTED: the int32 sums plus the bias (``buffers[2]`` when
+    there are four buffers), requantized, offset and clamped into the output, the last buffer."""
+    if len(buffers) == 4:
+        acc = acc + buffers[2].reshape(-1).astype(np.int64)
+    out = buffers[-1]
+    y = requantize(acc, p.multiplier, p.shift) + p.output_offset
+    out[...] = clamp_to_int8(y, p.act_min, p.act_max).reshape(out.shape)
 
 
 def c_div(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:

@@ -24,14 +24,7 @@ def build(data: FullyConnectedData) -> PreparedCall:
 
 def run(params: FullyConnectedData, buffers: list[Any], device: Any = None) -> None:
     """Kernel: buffers = [input, weights, bias or None, output]."""
-    p = params
-    bias = buffers[2] if len(buffers) == 4 else None
-    out = buffers[-1]
-    acc = c.wrap_i32(accumulate(p, buffers[0], buffers[1]))
-    if bias is not None:
-        acc = acc + bias.reshape(-1).astype(np.int64)
-    y = c.requantize(acc, p.multiplier, p.shift) + p.output_offset
-    out[...] = c.clamp_to_int8(y, p.act_min, p.act_max).reshape(out.shape)
+    c.finish_int8(params, buffers, c.wrap_i32(accumulate(params, buffers[0], buffers[1])))
 
 
 def accumulate(p: FullyConnectedData, x: np.ndarray, w: np.ndarray) -> np.ndarray:
