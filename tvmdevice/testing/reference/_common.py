@@ -48,8 +48,9 @@ def clamp_to_int8(x: np.ndarray, lo: int, hi: int) -> np.ndarray:
 
 def finish_int8(p: Any, buffers: list[Any], acc: np.ndarray) -> None:
     """The int8 epilogue of CONV_2D and FULLY_CONNECTED: the int32 sums plus the bias (``buffers[2]`` when
-    there are four buffers), requantized, offset and clamped into the output, the last buffer."""
-    if len(buffers) == 4:
+    there are four buffers and it is not None, an absent bias), requantized, offset and clamped into the
+    output, the last buffer."""
+    if len(buffers) == 4 and buffers[2] is not None:
         acc = acc + buffers[2].reshape(-1).astype(np.int64)
     out = buffers[-1]
     y = requantize(acc, p.multiplier, p.shift) + p.output_offset
