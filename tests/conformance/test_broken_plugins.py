@@ -79,7 +79,7 @@ def test_lifecycle_machine_runs_outside_pytest(registry, registry_with, examples
 
 
 
-# ------------------------------------------------- issue 11: plugins whose import takes the process down
+# ------------------------------------------------- plugins whose import takes the process down
 def _discover(**kwargs):
     import warnings
 

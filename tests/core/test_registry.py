@@ -87,7 +87,7 @@ def test_duplicate_device_names_name_both_distributions(install_fixture_plugin):
     with pytest.raises(DuplicateDeviceError) as info:
         reg.device_type("toy")
     assert "tvmdevice-toy " in str(info.value) and "tvmdevice-toy-clone" in str(info.value)
-    # Issue 11: a collision used to mark both plugins failed, removing the device the user asked for.
+    # A collision used to mark both plugins failed, removing the device the user asked for.
     # Both stay loaded; the name is ambiguous until the user chooses (test_name_collisions_*).
     assert {_record(reg, "toy").status, _record(reg, "toy2").status} == {"loaded"}
     assert "TVMDEVICE_PLUGINS=" in str(info.value) and "'tvmdevice-toy-clone:toy'" in str(info.value)
@@ -179,7 +179,7 @@ def test_cli_plugins_json_lists_failed_plugins(install_fixture_plugin, tmp_path)
     assert "toy" in text and "failed" in text and "tvmdevice-broken" in text
 
 
-# ------------------------------------------------------------------ issue 11: isolation beyond Exception
+# ------------------------------------------------------------------ isolation beyond Exception
 def test_sys_exit_at_import_is_a_load_failure_naming_the_distribution(install_fixture_plugin):
     install_fixture_plugin("fixture_good", entry_name="toy")
     install_fixture_plugin("fixture_sys_exit", dist="tvmdevice-quitter", version="2.0")
