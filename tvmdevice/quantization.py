@@ -87,10 +87,13 @@ def activation_range(activation: str, scale: float, zero_point: int,
         # TFLM divides in float32 and rounds ties away from zero.
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             quotient = float(np.float32(x) / np.float32(scale))
-        # int32's limits as float32, as TFLM compares them (INT32_MAX becomes 2**31); inf and NaN fail too
-        if not (math.isfinite(quotient) and -(2.0**31) <= round_half_away(quotient) <= 2.0**31):
+        if not math.isfinite(quotient):
             raise ActivationBoundOverflow(activation, x, quotient, scale)
-        return zero_point + round_half_away(quotient)
+        steps = round_half_away(quotient)
+        # int32's limits as float32, as TFLM compares them (INT32_MAX becomes 2**31)
+        if not -(2**31) <= steps <= 2**31:
+            raise ActivationBoundOverflow(activation, x, quotient, scale)
+        return zero_point + steps
 
     if activation == "RELU":
         return max(qmin, q(0.0)), qmax
