@@ -47,6 +47,10 @@ class DeviceType:
         may fold a PAD or PADV2 feeding one of its convolutions into the convolution's window
         (:mod:`tvmdevice.aot.fold`): its ``tvmdevice_prepare_operator`` then receives the convolution
         reading the PAD's input, with the PAD's borders added to its padding, and may refuse it.
+    :param compiles_partitions: its compiler takes whole subgraphs: placement groups the consecutive
+        operators that pass its ``tvmdevice_check_operator`` into partitions
+        (:mod:`tvmdevice.partition`) and asks its ``tvmdevice_prepare_partition`` for one call per
+        partition, instead of ``tvmdevice_prepare_operator`` per operator.
     """
 
     name: str
@@ -59,6 +63,7 @@ class DeviceType:
     is_host: bool = False
     description: str = ""
     folds_pad: bool = False
+    compiles_partitions: bool = False
 
     def __post_init__(self) -> None:
         validate_device_name(self.name)
@@ -103,4 +108,5 @@ class DeviceType:
             "layout": self.layout.to_json(),
             "description": self.description,
             "folds_pad": self.folds_pad,
+            "compiles_partitions": self.compiles_partitions,
         }

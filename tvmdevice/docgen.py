@@ -34,7 +34,7 @@ _GROUPS = [
                                 "tvmdevice_supports_device_pointer_arithmetics_on_host"]),
     ("Kernels (compile time)", ["tvmdevice_check_operator", "tvmdevice_memory_capacity",
                                 "tvmdevice_workspace_capacity", "tvmdevice_prepare_operator",
-                                "tvmdevice_prepare_copy"]),
+                                "tvmdevice_prepare_partition", "tvmdevice_prepare_copy"]),
     ("Export (firmware)", ["tvmdevice_export_sources"]),
 ]
 

@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover - imports for annotations only
     from .ir import Graph, Operator
     from .kernel import PreparedCall
     from .ops import OpData
+    from .partition import Partition
 
 PROJECT_NAME = "tvmdevice"
 
@@ -669,6 +670,40 @@ def tvmdevice_prepare_operator(device_type: "DeviceType", options: dict[str, Any
     C: none (compile time); the returned kernel is a ``tvmd_kernel_t``.
 
     Required for devices that declare operators.
+    """
+
+
+@hookspec(firstresult=True)
+def tvmdevice_prepare_partition(device_type: "DeviceType", options: dict[str, Any], graph: "Graph",
+                                partition: "Partition") -> "PreparedCall":
+    """Compile one partition — consecutive operators — into one call, or refuse.
+
+    Asked only of a device that declares ``compiles_partitions`` (an NPU whose
+    compiler takes whole subgraphs).  Placement groups, in execution order,
+    the operators that pass this device's :func:`tvmdevice_check_operator`
+    (view operators between two of them join) into a
+    :class:`~tvmdevice.partition.Partition` and asks for one prepared call for
+    all of them, at compile time, once per partition.  Its tensors that no
+    operator outside reads stay inside the call (in its scratch); the memory
+    plan holds the partition's inputs, outputs and scratch.  Every bound the C
+    relies on is validated here.
+
+    :param device_type: the device type whose check accepted every operator.
+    :param options: its target options.
+    :param graph: the model graph.
+    :param partition: the operators, and the tensors crossing the partition's edge.
+    :returns: a :class:`~tvmdevice.kernel.PreparedCall` whose buffers are the
+        partition's inputs in order, then its outputs, then its scratch
+        (``scratch_bytes``); its ``details`` are shown by ``tvmdevice info``.
+    :raises NotSupportedError: (``Refusal`` or any subclass) when the device
+        cannot compile it: recorded in the placement report for each of the
+        operators, which are then offered one by one to the next devices.
+
+    ``firstresult``: the owner's implementation is the only one called.
+
+    C: none (compile time); the returned kernel is a ``tvmd_kernel_t``.
+
+    Required for devices that declare ``compiles_partitions``.
     """
 
 

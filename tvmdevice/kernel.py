@@ -8,7 +8,8 @@ do, computes multipliers, shifts, offsets and clamps, and returns a
 **Buffer convention.** Every call receives its buffers in one fixed order:
 the operator's inputs in operator order (``NULL``/``None`` where an optional
 input is absent), then its outputs, then the scratch buffer if
-``scratch_bytes > 0``.  The device handle (``resource_handle``) is never in
+``scratch_bytes > 0``.  A partition's call (:class:`tvmdevice.partition.Partition`)
+receives the partition's inputs, then its outputs, then its scratch.  The device handle (``resource_handle``) is never in
 that list: it is passed separately, last.
 
 **Two kernel kinds.**
@@ -25,7 +26,8 @@ that list: it is passed separately, last.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["PreparedCall", "is_c_kernel"]
@@ -41,12 +43,15 @@ class PreparedCall:
     :param scratch_bytes: scratch the call needs; it is a buffer of the memory
         plan (in the device's pool, alive during the call) and is passed as the
         last buffer.
+    :param details: figures the device reports for this call (a compiler's estimated cycles, the
+        memory it uses, MACs...): plain JSON values, shown by ``tvmdevice info`` and in its ``--json``.
     """
 
     name: str
     kernel: Any
     params: Any = None
     scratch_bytes: int = 0
+    details: Mapping[str, Any] = field(default_factory=dict)
 
 
 def is_c_kernel(kernel: Any) -> bool:

@@ -62,6 +62,7 @@ from .kernel import PreparedCall
 from .layout import ILP32, LP64, Field, Layout, struct_view
 from .memory import address_of, aligned_empty
 from .options import TargetOption
+from .partition import Partition
 from .plugin_support import CLifecycle, LifecycleSource, status_error
 
 if TYPE_CHECKING:  # pragma: no cover - imported on first use, see __getattr__
@@ -75,7 +76,7 @@ __all__ = [
     # a C lifecycle
     "CLifecycle", "LifecycleSource",
     # kernels
-    "PreparedCall", "ParamsStruct", "kernel_info", "params_address", "invoke_kernel", "owned_params_capsule",
+    "PreparedCall", "Partition", "ParamsStruct", "kernel_info", "params_address", "invoke_kernel", "owned_params_capsule",
     "RunLoop",
     # memory and status
     "address_of", "aligned_empty", "DeviceAttrKind", "Status", "error_for_status", "status_error", "Refusal",

@@ -325,6 +325,9 @@ class Registry:
             missing = sorted(h for h in required if find_impl(self.pm, h, *parts) is None)
             if any(t.operators for t in types) and find_impl(self.pm, "tvmdevice_prepare_operator", *parts) is None:
                 missing.append("tvmdevice_prepare_operator")
+            if any(t.compiles_partitions for t in types) and \
+                    find_impl(self.pm, "tvmdevice_prepare_partition", *parts) is None:
+                missing.append("tvmdevice_prepare_partition")
             if missing:
                 raise PluginValidationError(f"{label} declares devices but does not implement the required "
                                             f"hooks {missing}")
@@ -572,6 +575,11 @@ class Registry:
         """Ask the owner of ``dtype`` to prepare ``op``; returns a PreparedCall."""
         return self._ask("tvmdevice_prepare_operator", dtype, _operator(op), options=options, graph=graph, op=op,
                          op_data=op_data)
+
+    def prepare_partition(self, dtype: DeviceType, options: dict[str, Any], graph: Any, partition: Any) -> Any:
+        """Ask the owner of ``dtype`` to compile ``partition`` into one call; returns a PreparedCall."""
+        return self._ask("tvmdevice_prepare_partition", dtype, f"for {partition.describe()}", options=options,
+                         graph=graph, partition=partition)
 
     def prepare_copy(self, dtype: DeviceType, options: dict[str, Any], nbytes: int, to_device: bool) -> Any:
         """The owner of ``dtype``'s C copy call for a run's copy of ``nbytes`` (None: copy through the Device API)."""

@@ -184,6 +184,11 @@ class BoundPlan:
                 raise TensorUnavailableError(
                     f"tensor #{index} is the output of PAD #{fold.pad}, folded into operator #{fold.conv}'s window: "
                     "it is never materialised; compile with preserve_all_tensors=True to keep it")
+        for part in self.module.placement.partitions:
+            if index in part.internal:
+                raise TensorUnavailableError(
+                    f"tensor #{index} lives inside {part.describe()}'s one call: it is never materialised; "
+                    "compile with preserve_all_tensors=True to keep it")
         source = self.module.schedule.source(index)
         if tensor_key(source, HOST) in self.module.plan.pools[HOST].offsets:
             return np.array(self.view(index))
@@ -199,7 +204,7 @@ class BoundPlan:
 
     # --------------------------------------------------------------- steps
     def _add_kernel(self, step: KernelStep) -> None:
-        op = self.graph.operators[step.op_index]
+        op = step.call
         call = self.module.prepared[op.index]
         dev = self.devices[step.entry]
         self.labels.append((f"#{op.index} {op.type}", dev.name))

@@ -150,7 +150,8 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
         (the error names every such operator).
     :param preserve_all_tensors: give every tensor its own memory so that all
         intermediate tensors can be read after a run (for bit-exactness checks).  It also keeps every
-        PAD a PAD of its own (no fold into a convolution: :mod:`tvmdevice.aot.fold`).
+        PAD a PAD of its own (no fold into a convolution: :mod:`tvmdevice.aot.fold`), and makes every
+        operator a device compiles in partitions a partition of its own (:mod:`tvmdevice.partition`).
     :param max_tensor_bytes: the most bytes the model's tensors may declare in
         total (default ``$TVMDEVICE_MAX_TENSOR_BYTES``, else 16 MiB); a file
         asking for more is refused when it is read, before anything is allocated.
@@ -166,7 +167,8 @@ def compile(model: ModelLike, target: "str | Target | None" = None, *, strict: b
         registry = get_registry()
     graph = _load(model, name, max_tensor_bytes)
     tgt = with_mcpu(default_target(registry) if target is None else Target.parse(target, registry), mcpu)
-    placement = place(graph, tgt, registry, strict=strict, fold=not preserve_all_tensors)
+    placement = place(graph, tgt, registry, strict=strict, fold=not preserve_all_tensors,
+                      partition=not preserve_all_tensors)
     schedule = build_schedule(graph, tgt, placement)
     if preserve_all_tensors:
         schedule = _preserving(schedule)

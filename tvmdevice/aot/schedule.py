@@ -31,7 +31,7 @@ from ..device_type import MemoryKind
 from ..ir import ABSENT
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..ir import Graph
+    from ..ir import Graph, Operator
     from ..target import Target, TargetEntry
     from .placement import Placement
 
@@ -53,6 +53,9 @@ class KernelStep:
     """Run operator ``op_index`` on target entry ``entry`` (reading and writing in ``memory``).
 
     :ivar scratch_bytes: the call's scratch, a buffer of the memory plan alive during this step.
+    :ivar operator: what the call reads and writes: the graph's operator, or for a partition's call
+        (:mod:`tvmdevice.partition`, run at its first operator's index) the partition's operator, whose
+        inputs and outputs are the partition's.
     """
 
     op_index: int
@@ -60,6 +63,14 @@ class KernelStep:
     device: str
     memory: str
     scratch_bytes: int = 0
+    operator: "Operator | None" = field(default=None, compare=False, repr=False)
+
+    @property
+    def call(self) -> "Operator":
+        """The operator whose inputs and outputs are the call's buffers."""
+        if self.operator is None:
+            raise ValueError(f"kernel step #{self.op_index} was built without its operator")
+        return self.operator
 
 
 @dataclass(frozen=True)
@@ -156,10 +167,10 @@ def build_schedule(graph: "Graph", target: "Target", placement: "Placement") -> 
         steps.append(CopyStep(tensor, HOST if HOST in have else have[0], memory))
         have.append(memory)
 
-    for op in graph.operators:
-        p = placement.ops[op.index]
+    for p in placement.ops:
         if p.is_view:
             continue
+        op = placement.call_operator(graph, p.op_index)
         entry = target.entries[p.entry]
         mem = memory_of(entry)
         for t in op.inputs:
@@ -171,7 +182,7 @@ def build_schedule(graph: "Graph", target: "Target", placement: "Placement") -> 
                 continue
             ensure(t, mem)
         scratch = p.call.scratch_bytes if p.call is not None else 0
-        steps.append(KernelStep(op.index, p.entry, entry.kind, mem, scratch))
+        steps.append(KernelStep(op.index, p.entry, entry.kind, mem, scratch, op))
         for t in op.outputs:
             where[t] = [mem]
     for t in graph.outputs:
@@ -198,7 +209,7 @@ def _lifetimes(graph: "Graph", steps: list[Step], alias: dict[int, int],
             first.setdefault((step.tensor, step.dst), i)
             last.setdefault((step.tensor, step.dst), i)
             continue
-        op = graph.operators[step.op_index]
+        op = step.call
         for t in op.inputs:
             if t != ABSENT and not graph.tensors[t].is_constant:
                 use((alias.get(t, t), step.memory), i)

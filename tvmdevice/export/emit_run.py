@@ -20,7 +20,7 @@ __all__ = ["emit_steps", "emit_pool", "emit_run", "emit_state"]
 def _kernel_symbol(ctx: Context, step: KernelStep) -> str:
     from .._abi import kernel_info
 
-    op = ctx.graph.operators[step.op_index]
+    op = step.call
     call = ctx.module.prepared[op.index]
     if not is_c_kernel(call.kernel) or not (call.params is None or isinstance(call.params, ParamsStruct)):
         raise NotSupportedError(f"operator #{op.index} {op.type} on device {step.device!r} runs a Python kernel "
@@ -30,7 +30,7 @@ def _kernel_symbol(ctx: Context, step: KernelStep) -> str:
 
 def emit_kernel(ctx: Context, constants: ConstantTable, step: KernelStep) -> str:
     """One kernel call: its buffers (inputs, outputs, scratch), its params, its device's handle."""
-    op = ctx.graph.operators[step.op_index]
+    op = step.call
     call = ctx.module.prepared[op.index]
     device = ctx.by_name[step.device]
     symbol = _kernel_symbol(ctx, step)
