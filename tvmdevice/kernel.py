@@ -9,8 +9,9 @@ do, computes multipliers, shifts, offsets and clamps, and returns a
 the operator's inputs in operator order (``NULL``/``None`` where an optional
 input is absent), then its outputs, then the scratch buffer if
 ``scratch_bytes > 0``.  A partition's call (:class:`tvmdevice.partition.Partition`)
-receives the partition's inputs, then its outputs, then its scratch.  The device handle (``resource_handle``) is never in
-that list: it is passed separately, last.
+receives the partition's inputs, then its outputs, then its scratch.  The
+device handle (``resource_handle``) is never in that list: it is passed
+separately, last.
 
 **Two kernel kinds.**
 

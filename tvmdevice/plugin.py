@@ -76,8 +76,8 @@ __all__ = [
     # a C lifecycle
     "CLifecycle", "LifecycleSource",
     # kernels
-    "PreparedCall", "Partition", "ParamsStruct", "kernel_info", "params_address", "invoke_kernel", "owned_params_capsule",
-    "RunLoop",
+    "PreparedCall", "Partition", "ParamsStruct", "kernel_info", "params_address", "invoke_kernel",
+    "owned_params_capsule", "RunLoop",
     # memory and status
     "address_of", "aligned_empty", "DeviceAttrKind", "Status", "error_for_status", "status_error", "Refusal",
     # building
