@@ -20,10 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .ir import ABSENT, Operator
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .ir import Graph
+if TYPE_CHECKING:  # pragma: no cover - the IR imports numpy: tvmdevice.plugin must stay light
+    from .ir import Graph, Operator
 
 __all__ = ["Partition", "PARTITION_TYPE", "make_partition"]
 
@@ -44,7 +42,7 @@ class Partition:
     """
 
     index: int
-    ops: tuple[Operator, ...]
+    ops: tuple["Operator", ...]
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
 
@@ -64,8 +62,10 @@ class Partition:
         return tuple(sorted(written - set(self.outputs)))
 
     @property
-    def operator(self) -> Operator:
+    def operator(self) -> "Operator":
         """The operator that stands for the call in the schedule: the partition's inputs and outputs."""
+        from .ir import Operator
+
         return Operator(self.first, PARTITION_TYPE, self.inputs, self.outputs,
                         {"partition": self.index, "ops": list(self.op_indices)})
 
@@ -75,8 +75,10 @@ class Partition:
         return f"partition {self.index} ({len(ops)} operator{'s' if len(ops) != 1 else ''}, {span})"
 
 
-def make_partition(graph: "Graph", index: int, ops: Sequence[Operator]) -> Partition:
+def make_partition(graph: "Graph", index: int, ops: Sequence["Operator"]) -> Partition:
     """The :class:`Partition` of ``ops`` (consecutive in execution order) in ``graph``."""
+    from .ir import ABSENT
+
     members = {op.index for op in ops}
     written: set[int] = set()
     inputs: list[int] = []

@@ -17,7 +17,9 @@ names may change between releases:
   (:data:`LifecycleSource`: the capsule, ``"module:ATTR"`` naming it, or a
   callable returning it);
 * **kernels** -- :class:`PreparedCall` and :class:`ParamsStruct` (what
-  ``tvmdevice_prepare_operator`` returns), and the kernel ABI at the C
+  ``tvmdevice_prepare_operator`` returns), :class:`Partition` (what a device
+  that compiles partitions is given by ``tvmdevice_prepare_partition``), and
+  the kernel ABI at the C
   boundary: :func:`kernel_info`, :func:`params_address`,
   :func:`invoke_kernel` (one call from Python), :func:`owned_params_capsule`
   (the Python face of ``params_capsule``; the Cython capsule makers are

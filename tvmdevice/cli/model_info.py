@@ -57,8 +57,9 @@ def model_info(module: "CompiledModule") -> dict[str, Any]:
             "index": op.index, "type": op.type,
             "inputs": [list(graph.tensors[i].shape) for i in op.inputs if i >= 0],
             "outputs": [list(graph.tensors[i].shape) for i in op.outputs],
-            "device": None if p.is_view else p.device, "view": p.is_view and not p.is_folded,
+            "device": p.device if p.partition is not None or not p.is_view else None, "view": p.is_alias,
             "folded_into": p.fold.conv if p.is_folded and p.fold is not None else None,
+            "partition": p.partition.index if p.partition is not None else None,
             "kernel": p.call.name if p.call is not None else None,
             "scratch_bytes": p.call.scratch_bytes if p.call is not None else 0,
             "declined": [{"device": d, "reason": r} for d, r in p.declined],
@@ -71,6 +72,7 @@ def model_info(module: "CompiledModule") -> dict[str, Any]:
         "outputs": [_spec_json(s) for s in graph_specs(graph, graph.outputs)],
         "operators": ops,
         "operators_per_device": dict(placement.summary),
+        "partitions": placement.to_json()["partitions"],
         "macs": sum(o["macs"] for o in ops),
         "memory": module.plan.to_json(),
     }
@@ -91,6 +93,8 @@ def format_info(info: dict[str, Any]) -> list[str]:
         where = "view (aliases its input, no kernel)" if o["view"] else f"{o['device']} ({o['kernel']})"
         if o.get("folded_into") is not None:
             where = f"folded into #{o['folded_into']}'s convolution window (no kernel, no padded tensor)"
+        elif o.get("partition") is not None:
+            where = f"{o['device']}, partition {o['partition']}"
         scratch = f", scratch {o['scratch_bytes']:,} B" if o["scratch_bytes"] else ""
         mac = f"{o['macs']:>12,} MACs" if o["macs"] else f"{'':>17}"
         lines.append(f"  #{o['index']:<3} {o['type']:<{width}} {mac}  {shapes:<36} -> {where}{scratch}")
@@ -98,6 +102,13 @@ def format_info(info: dict[str, Any]) -> list[str]:
             lines.append(f"        declined by {d['device']}: {d['reason']}")
     counts = ", ".join(f"{d}: {n}" for d, n in info["operators_per_device"].items())
     lines.append(f"operators per device: {counts}")
+    for part in info.get("partitions", []):
+        ops = part["ops"]
+        lines.append(f"partition {part['index']} on {part['device']}: operators #{ops[0]}-#{ops[-1]} "
+                     f"({len(ops)}), one call {part['kernel']}, scratch {part['scratch_bytes']:,} B")
+        for key, value in part["details"].items():
+            shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else f"{value}"
+            lines.append(f"    {key.replace('_', ' ')}: {shown}")
     lines.append("memory per pool:")
     for name, pool in info["memory"].items():
         params = f", kernel params {pool['params']:,} B" if pool.get("params") else ""
