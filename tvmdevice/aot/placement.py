@@ -518,10 +518,11 @@ def _offer_folded(slot: _Slot, graph: "Graph", op: "Operator", op_data: Any, fol
     return OpPlacement(op.index, op.type, slot.entry.kind, slot.index, tuple(declined), outcome, data, fold)
 
 
-def _fold(ops: list[OpPlacement], slots: list[_Slot], graph: "Graph", fold: PadFold, conv: OpPlacement,
+def _fold(ops: list[OpPlacement | None], slots: list[_Slot], graph: "Graph", fold: PadFold, conv: OpPlacement,
           aliases: dict[int, int]) -> None:
     """Make the PAD ``fold`` names a folded placement: no kernel, its output an alias only ``conv`` reads."""
     pad = ops[fold.pad]
+    assert pad is not None, "a PAD that folds was placed before the operator it folds into"
     if pad.entry >= 0:  # its device prepared it and budgeted its output, which is never materialised now
         budget = slots[pad.entry].budget
         if budget is not None:
