@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .classes import positive_int
 from .common import check_model_path, is_export, print_json
 
 #: What state each sample of a model with operator state (LSTM, SVDF) starts from, as the summary says it.
@@ -35,7 +36,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="integer class per sample, in sample order: a .npy, or a text file with one integer a "
                         "line (a CSV's last column); default: the .npz's 'y'")
     p.add_argument("--reference", choices=["tflite-micro"], help="check each sample bit for bit against it")
-    p.add_argument("--top-k", type=int, default=5, metavar="K", help="also report top-K accuracy (default: 5)")
+    p.add_argument("--top-k", type=positive_int, default=None, metavar="K",
+                   help="also report top-K accuracy, K from 1 to the number of classes (default: 5, or the number "
+                        "of classes when fewer; no top-K accuracy when K is the number of classes)")
     p.add_argument("--quantize", action="store_true", help="quantize float samples with the input's scale and "
                                                            "zero point")
     p.add_argument("--reshape", action="store_true", help="reinterpret samples of the right size but another shape")
@@ -51,13 +54,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _job(args: argparse.Namespace) -> tuple[Any, list[Any]]:
-    """The job and the input specs, for a model file or an export."""
+def _top(args: argparse.Namespace, out_specs: list[Any]) -> tuple[int, int]:
+    """``--top-k`` (checked, or the default capped) and the number of classes."""
+    from .classes import DEFAULT_EVAL_TOP_K, check_top_k, class_count
+
+    classes = class_count(out_specs[0].shape)
+    k = check_top_k(args.top_k, classes) or min(DEFAULT_EVAL_TOP_K, classes)
+    return k, classes
+
+
+def _job(args: argparse.Namespace) -> tuple[Any, list[Any], int]:
+    """The job, the input specs and the number of classes, for a model file or an export."""
     from ..errors import InvalidArgumentError
     from .evaluate import EvalJob
     from .inputs import export_specs, graph_specs
 
-    k = max(1, args.top_k)
     if is_export(args.model):
         from ..export.run import load_metadata
         from .export_cmd import check_cpu
@@ -65,13 +76,14 @@ def _job(args: argparse.Namespace) -> tuple[Any, list[Any]]:
         if args.target:
             raise InvalidArgumentError("--target does not apply to an export (its target is fixed); export again")
         meta = load_metadata(args.model)
+        k, classes = _top(args, export_specs(meta["outputs"]))
         model = Path(args.model) / meta["model"] if meta.get("model") else None
         if args.reference and model is None:
             raise InvalidArgumentError("--reference needs the .tflite kept in the export (src/); export again")
         job = EvalJob(model.read_bytes() if model else b"", meta["model_name"], export_dir=str(Path(args.model)),
                       cpu=check_cpu(args.cpu), timeout=args.timeout, reference=args.reference, top=k,
                       stateful=bool(meta.get("stateful")))
-        return job, export_specs(meta["inputs"])
+        return job, export_specs(meta["inputs"]), classes
     if args.cpu:
         raise InvalidArgumentError("--cpu evaluates an export: export the model first (tvmdevice export MODEL -t "
                                    "TARGET -o DIR), then tvmdevice eval DIR --cpu ...")
@@ -79,19 +91,22 @@ def _job(args: argparse.Namespace) -> tuple[Any, list[Any]]:
 
     path = check_model_path(args.model)
     module = tvmdevice.compile(path, args.target, name=path.stem)  # errors surface here, before any worker starts
+    k, classes = _top(args, graph_specs(module.graph, module.graph.outputs))
     job = EvalJob(path.read_bytes(), path.stem, target=str(module.target), reference=args.reference, top=k,
                   stateful=bool(module.schedule.states))
-    return job, graph_specs(module.graph, module.graph.inputs)
+    return job, graph_specs(module.graph, module.graph.inputs), classes
 
 
-def _rows(results: list[Any], names: list[str], labels: Any, k: int) -> list[dict[str, Any]]:
+def _rows(results: list[Any], names: list[str], labels: Any, k: int, classes: int) -> list[dict[str, Any]]:
     rows = []
     for r in results:
         row: dict[str, Any] = {"index": r.index, "name": names[r.index], "top1": r.top[0],
                                f"top{k}": " ".join(map(str, r.top[:k])), "score": r.scores[0]}
         if labels is not None:
             label = int(labels[r.index])
-            row.update(label=label, correct=r.top[0] == label, **{f"correct_top{k}": label in r.top[:k]})
+            row.update(label=label, correct=r.top[0] == label)
+            if k < classes:
+                row[f"correct_top{k}"] = label in r.top[:k]
         row["bit_exact"] = r.bit_exact
         if r.instructions is not None:
             row["instructions"] = r.instructions
@@ -121,7 +136,8 @@ def summarize(rows: list[dict[str, Any]], k: int) -> dict[str, Any]:
     out: dict[str, Any] = {"samples": n}
     if rows and "label" in rows[0]:
         out["top1_accuracy"] = sum(r["correct"] for r in rows) / n
-        out[f"top{k}_accuracy"] = sum(r[f"correct_top{k}"] for r in rows) / n
+        if f"correct_top{k}" in rows[0]:
+            out[f"top{k}_accuracy"] = sum(r[f"correct_top{k}"] for r in rows) / n
     checked = [r for r in rows if r["bit_exact"] is not None]
     if checked:
         exact = sum(1 for r in checked if r["bit_exact"])
@@ -137,10 +153,18 @@ def run(args: argparse.Namespace) -> int:
     from .evaluate import evaluate
     from .inputs import load_dataset, read_labels
 
+    from .classes import check_labels
+    from .output_paths import check_output_file
+
     console = Console(stderr=True, highlight=False, soft_wrap=True)
-    job, specs = _job(args)
+    check_output_file(args.report, "--report")  # before any work: a bad path is found now, not after the run
+    job, specs, classes = _job(args)
+    report = args.report or f"{job.name}-eval.csv"
+    check_output_file(report, "--report")
     data = load_dataset(args.data, specs, quantize_floats=args.quantize, reshape=args.reshape)
     labels = read_labels(args.labels, len(data)) if args.labels else data.labels
+    if labels is not None:
+        check_labels(labels, classes, repr(str(args.labels or args.data)))
     k = job.top
     start = time.perf_counter()
     with Progress(TextColumn("eval"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
@@ -149,8 +173,7 @@ def run(args: argparse.Namespace) -> int:
         results = evaluate(job, data.inputs, workers=args.workers, engine=args.engine,
                            progress=lambda n: progress.advance(task, n))
     seconds = time.perf_counter() - start
-    rows = _rows(results, data.names, labels, k)
-    report = args.report or f"{job.name}-eval.csv"
+    rows = _rows(results, data.names, labels, k, classes)
     _write_report(report, rows)
     summary = {"model": job.name, "target": job.target if job.export_dir is None else f"export on {job.cpu}",
                "engine": args.engine, "workers": args.workers, "seconds": seconds, **summarize(rows, k),
@@ -163,7 +186,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"eval {job.name} on {summary['target']}: {len(rows)} samples in {seconds:.1f} s "
           f"({args.engine}, {args.workers} worker(s))")
     if "top1_accuracy" in summary:
-        print(f"  accuracy: top-1 {summary['top1_accuracy']:.2%}, top-{k} {summary[f'top{k}_accuracy']:.2%}")
+        topk = f", top-{k} {summary[f'top{k}_accuracy']:.2%}" if f"top{k}_accuracy" in summary else ""
+        print(f"  accuracy: top-1 {summary['top1_accuracy']:.2%}{topk}")
     else:
         print("  accuracy: no labels (--labels, or 'y' in the .npz)")
     if "bit_exact" in summary:

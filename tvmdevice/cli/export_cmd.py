@@ -43,7 +43,10 @@ def export(args: argparse.Namespace) -> int:
     console = Console(stderr=args.json, highlight=False, soft_wrap=True)
     from .common import check_model_path
 
+    from .output_paths import check_output_dir
+
     path = check_model_path(args.model)
+    check_output_dir(args.output, "-o")
     name = args.name or path.stem
     mcpu = args.mcpu or DEFAULT_MCPU
     module = tvm_compile(path, args.target, name=name, mcpu=mcpu)  # every choice made here: export only reads
@@ -67,6 +70,7 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
     """``tvmdevice run DIR``: build the export for ``--cpu`` and run it on the inputs."""
     from ..errors import InvalidArgumentError
     from ..export.run import load_metadata, run_export_frames
+    from .classes import check_top_k, class_count
     from .common import output_rows, print_json, samples_from_args, save_outputs
     from .inputs import export_specs
     from .run_cmd import outputs_json, print_outputs
@@ -78,6 +82,7 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
             raise InvalidArgumentError(f"--{flag} does not apply to an export (its target is fixed: "
                                        f"{meta['target']}); export again to change it")
     out_specs = export_specs(meta["outputs"])
+    check_top_k(args.top_k, class_count(out_specs[0].shape))
     samples = samples_from_args(args, export_specs(meta["inputs"]))
     # one process runs every sample in order, one frame each: a model with state carries it from
     # sample to sample as the Python executor and TFLM do (the first from the state open leaves)

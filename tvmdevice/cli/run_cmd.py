@@ -74,8 +74,13 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from .. import get_registry
+    from .classes import check_top_k, class_count
     from .inputs import graph_specs
 
+    from .output_paths import check_output_dir, check_output_file
+
+    check_output_dir(args.output, "-o")  # before any work: a bad path is found now, not after the run
+    check_output_file(args.trace, "--trace")
     console = Console(stderr=args.json, highlight=False, soft_wrap=True)
     if is_export(args.model):
         from .export_cmd import run_exported
@@ -96,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
     module, name = compile_model(args.model, args.target, strict=args.strict, registry=registry)
     graph = module.graph
     in_specs, out_specs = graph_specs(graph, graph.inputs), graph_specs(graph, graph.outputs)
+    check_top_k(args.top_k, class_count(out_specs[0].shape))
     samples = samples_from_args(args, in_specs)
     if not args.json:
         console.print(f"[bold]model[/] {name}: {len(graph.operators)} operators; [bold]target[/] {module.target}")

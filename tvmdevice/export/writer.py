@@ -71,7 +71,8 @@ def export(module: "CompiledModule", directory: "str | Path", *, name: str | Non
         :func:`compiled_mcpu`).
     :param source_model: the ``.tflite`` bytes to keep as ``src/<name>.tflite`` (default: the module's).
     :raises NotSupportedError: an operator or device has no C to export (the message names it).
-    :raises InvalidArgumentError: ``directory`` exists and is neither empty nor an earlier export; the
+    :raises InvalidArgumentError: ``directory`` exists and is neither empty nor an earlier export, or
+        cannot be written (the message names ``directory``, never the staging directory beside it); the
         module is not compiled for ``mcpu`` (:func:`compiled_mcpu`).
     """
     dest = Path(directory)
@@ -86,11 +87,18 @@ def export(module: "CompiledModule", directory: "str | Path", *, name: str | Non
     mcpu = compiled_mcpu(module, mcpu)
     devices = export_devices(module)  # none when every operator is a view: run only copies
     generated = generate(module, model_name, devices, external_pools=external_pools)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    except OSError as exc:
+        raise InvalidArgumentError(f"cannot write the export {str(dest)!r}: {exc.strerror or exc}") from None
     try:
         _write(staging, module, generated, devices, external_pools, mcpu, source_model)
         _replace(staging, dest)
+    except OSError as exc:
+        # the staging directory beside it is ours, not the user's: the error names their path
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InvalidArgumentError(f"cannot write the export {str(dest)!r}: {exc.strerror or exc}") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
