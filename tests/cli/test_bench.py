@@ -168,5 +168,6 @@ def test_a_difference_says_how_large_it_is():
     theirs = [np.array([1, 2, 6, 3], np.int8), np.array([5, 7], np.int8)]  # another shape, same size: reshaped
     d = difference(ours, theirs, [0.5, 0.25])
     assert d == {"bit_exact": False, "differing": 3, "elements": 6, "max_abs_diff": 3, "max_abs_diff_real": 1.5}
-    assert describe(d) == "outputs DIFFER from ours: 3 of 6 elements, by at most 3 quantization steps (1.5 in real units)"
+    assert describe(d) == ("outputs DIFFER from ours: 3 of 6 elements, by at most 3 quantization steps "
+                           "(1.5 in real units)")
     assert "max_abs_diff_real" not in difference(ours, theirs, [0.5, None])

@@ -19,8 +19,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "tflite-micro (and LiteRT when installed) in this process on the same inputs: their latency, "
                     "the ratio of medians, whether their outputs agree bit for bit with ours and, when not, by "
                     "how much; a reference that rejects the model is reported unavailable, with its reason. For "
-                    "an export (MODEL a directory written by `tvmdevice export`) with --cpu cortex-m55|cortex-m4|cortex-m3: the instructions "
-                    "per run under QEMU and the wall time of each whole run (QEMU start included).")
+                    "an export (MODEL a directory written by `tvmdevice export`) with --cpu "
+                    "cortex-m55|cortex-m4|cortex-m3: the instructions per run under QEMU and the wall time of each "
+                    "whole run (QEMU start included).")
     p.add_argument("model", help=".tflite file or export directory")
     p.add_argument("--target", "-t", help="target string (default: every installed device, host 'c' last)")
     p.add_argument("--runs", type=int, default=None, metavar="N",

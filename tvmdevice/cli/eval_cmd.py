@@ -150,10 +150,9 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from .classes import check_labels
     from .evaluate import evaluate
     from .inputs import load_dataset, read_labels
-
-    from .classes import check_labels
     from .output_paths import check_output_file
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)

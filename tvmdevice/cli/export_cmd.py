@@ -42,7 +42,6 @@ def export(args: argparse.Namespace) -> int:
 
     console = Console(stderr=args.json, highlight=False, soft_wrap=True)
     from .common import check_model_path
-
     from .output_paths import check_output_dir
 
     path = check_model_path(args.model)

@@ -2,7 +2,8 @@
 
 Whatever a user can give — a missing file, a directory, a bad array, a
 closed pipe — ends in one line on stderr and exit status 1 (2 for an output
-path that cannot be written, found before any work starts), never a traceback.  A traceback is still available for a real bug:
+path that cannot be written, found before any work starts), never a
+traceback.  A traceback is still available for a real bug:
 ``TVMDEVICE_DEBUG=1`` re-raises.
 """
 

@@ -76,7 +76,6 @@ def run(args: argparse.Namespace) -> int:
     from .. import get_registry
     from .classes import check_top_k, class_count
     from .inputs import graph_specs
-
     from .output_paths import check_output_dir, check_output_file
 
     check_output_dir(args.output, "-o")  # before any work: a bad path is found now, not after the run
