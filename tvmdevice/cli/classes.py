@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 from typing import Any, Sequence
 
-import numpy as np
-
 from ..errors import InvalidArgumentError
 
 __all__ = ["positive_int", "class_count", "check_top_k", "check_labels", "DEFAULT_EVAL_TOP_K"]
@@ -35,6 +33,8 @@ def positive_int(text: str) -> int:
 
 def class_count(output_shape: Sequence[int]) -> int:
     """The number of classes of a classifier output: its number of values."""
+    import numpy as np
+
     return int(np.prod(output_shape, dtype=np.int64))
 
 
@@ -54,6 +54,8 @@ def check_labels(labels: Any, classes: int, where: str) -> None:
 
     :raises InvalidArgumentError: a label is not one of the model's classes.
     """
+    import numpy as np
+
     labels = np.asarray(labels).reshape(-1)
     bad = np.flatnonzero((labels < 0) | (labels >= classes))
     if bad.size:

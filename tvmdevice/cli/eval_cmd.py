@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any
 
 from .classes import positive_int
 from .common import check_model_path, is_export, print_json
+
+#: ``--reference`` values naming a float model start with it.
+PREFIX = "float:"
 
 #: What state each sample of a model with operator state (LSTM, SVDF) starts from, as the summary says it.
 STATE_SEQUENCE = ("the samples are one sequence, in order: sample 0 starts from the reset state, each next "
@@ -35,7 +39,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--labels", metavar="L",
                    help="integer class per sample, in sample order: a .npy, or a text file with one integer a "
                         "line (a CSV's last column); default: the .npz's 'y'")
-    p.add_argument("--reference", choices=["tflite-micro"], help="check each sample bit for bit against it")
+    p.add_argument("--reference", action="append", type=parse_reference, default=[],
+                   metavar="tflite-micro|float:MODEL_FLOAT.tflite",
+                   help="tflite-micro: check each sample bit for bit against it; float:FILE: run the float model "
+                        "FILE (LiteRT) on the dequantized inputs and report per output the SNR, cosine similarity "
+                        "and top-1 agreement of the dequantized outputs (both may be given)")
     p.add_argument("--top-k", type=positive_int, default=None, metavar="K",
                    help="also report top-K accuracy, K from 1 to the number of classes (default: 5, or the number "
                         "of classes when fewer; no top-K accuracy when K is the number of classes)")
@@ -63,6 +71,36 @@ def _top(args: argparse.Namespace, out_specs: list[Any]) -> tuple[int, int]:
     return k, classes
 
 
+def parse_reference(text: str) -> str:
+    """An argparse ``type`` for ``--reference``: ``tflite-micro`` or ``float:PATH``."""
+    if text == "tflite-micro" or (text.startswith(PREFIX) and len(text) > len(PREFIX)):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r}: choose tflite-micro or float:MODEL_FLOAT.tflite")
+
+
+def _split_references(values: list[str]) -> tuple[str | None, str | None]:
+    """``--reference`` values as (the quantized reference, the float model's path), each at most once."""
+    from ..errors import InvalidArgumentError
+
+    quantized = [v for v in values if not v.startswith(PREFIX)]
+    floats = [v[len(PREFIX):] for v in values if v.startswith(PREFIX)]
+    if len(quantized) > 1 or len(floats) > 1:
+        raise InvalidArgumentError("--reference: give tflite-micro and float:FILE at most once each")
+    return (quantized[0] if quantized else None), (floats[0] if floats else None)
+
+
+def _with_float(job: Any, path: str | None, in_specs: list[Any], out_specs: list[Any]) -> Any:
+    """``job`` comparing with the float model at ``path`` (checked against the model's inputs and outputs)."""
+    import dataclasses
+
+    from .float_reference import read_float_model
+
+    if path is None:
+        return job
+    return dataclasses.replace(job, float_model=read_float_model(path, in_specs, out_specs),
+                               input_specs=tuple(in_specs), output_specs=tuple(out_specs))
+
+
 def _job(args: argparse.Namespace) -> tuple[Any, list[Any], int]:
     """The job, the input specs and the number of classes, for a model file or an export."""
     from ..errors import InvalidArgumentError
@@ -83,6 +121,7 @@ def _job(args: argparse.Namespace) -> tuple[Any, list[Any], int]:
         job = EvalJob(model.read_bytes() if model else b"", meta["model_name"], export_dir=str(Path(args.model)),
                       cpu=check_cpu(args.cpu), timeout=args.timeout, reference=args.reference, top=k,
                       stateful=bool(meta.get("stateful")))
+        job = _with_float(job, args.float_reference, export_specs(meta["inputs"]), export_specs(meta["outputs"]))
         return job, export_specs(meta["inputs"]), classes
     if args.cpu:
         raise InvalidArgumentError("--cpu evaluates an export: export the model first (tvmdevice export MODEL -t "
@@ -94,10 +133,14 @@ def _job(args: argparse.Namespace) -> tuple[Any, list[Any], int]:
     k, classes = _top(args, graph_specs(module.graph, module.graph.outputs))
     job = EvalJob(path.read_bytes(), path.stem, target=str(module.target), reference=args.reference, top=k,
                   stateful=bool(module.schedule.states))
-    return job, graph_specs(module.graph, module.graph.inputs), classes
+    in_specs = graph_specs(module.graph, module.graph.inputs)
+    job = _with_float(job, args.float_reference, in_specs, graph_specs(module.graph, module.graph.outputs))
+    return job, in_specs, classes
 
 
 def _rows(results: list[Any], names: list[str], labels: Any, k: int, classes: int) -> list[dict[str, Any]]:
+    from .agreement import summarize_float
+
     rows = []
     for r in results:
         row: dict[str, Any] = {"index": r.index, "name": names[r.index], "top1": r.top[0],
@@ -108,6 +151,10 @@ def _rows(results: list[Any], names: list[str], labels: Any, k: int, classes: in
             if k < classes:
                 row[f"correct_top{k}"] = label in r.top[:k]
         row["bit_exact"] = r.bit_exact
+        for o, m in enumerate(r.float_metrics or []):
+            one = summarize_float([[m]])[0]
+            row.update({f"float_snr_db_{o}": _json_number(one["snr_db"]), f"float_cosine_{o}": one["cosine"],
+                        f"float_top1_agree_{o}": m["top1_agree"]})
         if r.instructions is not None:
             row["instructions"] = r.instructions
         row["outputs_sha256"] = r.outputs_sha256
@@ -146,6 +193,23 @@ def summarize(rows: list[dict[str, Any]], k: int) -> dict[str, Any]:
     return out
 
 
+def _float_summary(results: list[Any], path: str) -> dict[str, Any]:
+    """Per output over every sample: SNR (dB; "inf" when equal), cosine similarity, top-1 agreement."""
+    from .agreement import summarize_float
+
+    outputs = summarize_float([r.float_metrics for r in results])
+    for o in outputs:
+        o["snr_db"] = _json_number(o["snr_db"])
+    return {"model": path, "outputs": outputs}
+
+
+def _json_number(value: float) -> float | str:
+    """``value``, or "inf" / "-inf" (JSON has no infinity; an SNR is infinite when the outputs are equal)."""
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -156,6 +220,7 @@ def run(args: argparse.Namespace) -> int:
     from .output_paths import check_output_file
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
+    args.reference, args.float_reference = _split_references(args.reference)
     check_output_file(args.report, "--report")  # before any work: a bad path is found now, not after the run
     job, specs, classes = _job(args)
     report = args.report or f"{job.name}-eval.csv"
@@ -177,6 +242,8 @@ def run(args: argparse.Namespace) -> int:
     summary = {"model": job.name, "target": job.target if job.export_dir is None else f"export on {job.cpu}",
                "engine": args.engine, "workers": args.workers, "seconds": seconds, **summarize(rows, k),
                "report": report}
+    if job.float_model is not None:
+        summary["float"] = _float_summary(results, args.float_reference)
     if job.stateful:
         summary["state"] = STATE_SEQUENCE
     if args.json:
@@ -193,6 +260,11 @@ def run(args: argparse.Namespace) -> int:
         b = summary["bit_exact"]
         differ = f"; differ: {', '.join(b['differ'][:10])}" if b["differ"] else ""
         print(f"  bit-exact with {args.reference}: {b['agree']} of {b['checked']} samples{differ}")
+    if "float" in summary:
+        print(f"  against the float model {summary['float']['model']} (dequantized outputs):")
+        for o in summary["float"]["outputs"]:
+            print(f"    output {o['output']}: SNR {float(o['snr_db']):.1f} dB, cosine {o['cosine']:.5f}, "
+                  f"top-1 agreement {o['top1_agreement']:.2%}")
     if "state" in summary:
         print(f"  state: {summary['state']}")
     print(f"  per-sample report: {report}")

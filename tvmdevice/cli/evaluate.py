@@ -43,6 +43,10 @@ class EvalJob:
     :ivar reference: ``"tflite-micro"`` to check each sample's outputs bit for bit, or None.
     :ivar top: how many classes to keep per sample.
     :ivar stateful: the model keeps operator state across runs: the samples are one sequence.
+    :ivar float_model: a float model's ``.tflite`` bytes to compare each sample's dequantized outputs with
+        (LiteRT runs it on the dequantized inputs), or None.
+    :ivar input_specs: the model's input :class:`~.inputs.TensorSpec` (their quantization), for ``float_model``.
+    :ivar output_specs: the model's output specs, for ``float_model``.
     """
 
     model: bytes
@@ -54,12 +58,16 @@ class EvalJob:
     reference: str | None = None
     top: int = 5
     stateful: bool = False
+    float_model: bytes | None = None
+    input_specs: tuple[Any, ...] = ()
+    output_specs: tuple[Any, ...] = ()
     env: dict[str, str] = field(default_factory=lambda: {k: os.environ[k] for k in _FORWARDED_ENV if k in os.environ})
 
 
 @dataclass(frozen=True)
 class SampleResult:
-    """One sample's result: its best classes (output 0), agreement with the reference, a digest of its outputs."""
+    """One sample's result: its best classes (output 0), agreement with the reference, a digest of its outputs,
+    and against a float model, per output, :func:`.agreement.float_metrics`."""
 
     index: int
     top: list[int]
@@ -67,6 +75,7 @@ class SampleResult:
     bit_exact: bool | None
     outputs_sha256: str
     instructions: int | None = None
+    float_metrics: list[dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -132,6 +141,11 @@ def run_chunk(job: EvalJob, start: int, samples: Sequence[list[np.ndarray]], wor
     ran = _sequence(job, samples, worker) if job.stateful else None
     run = _runner(job, worker=worker) if ran is None else None
     reference = None
+    floating = None
+    if job.float_model is not None:
+        from .float_reference import FloatReference
+
+        floating = FloatReference(job.float_model, job.input_specs, job.output_specs)  # in order: its state too
     out = []
     for i, sample in enumerate(samples):
         outputs, instructions = ran[i] if ran is not None else run(sample)  # type: ignore[misc]
@@ -145,8 +159,9 @@ def run_chunk(job: EvalJob, start: int, samples: Sequence[list[np.ndarray]], wor
             exact = all(np.array_equal(a, np.asarray(b).reshape(a.shape)) for a, b in zip(outputs, theirs))
         digest = hashlib.sha256(b"".join(np.ascontiguousarray(o).tobytes() for o in outputs)).hexdigest()
         best = top_k(outputs[0], job.top)
+        metrics = floating.compare(sample, outputs) if floating is not None else None
         out.append(SampleResult(start + i, [c for c, _ in best], [float(s) for _, s in best], exact, digest,
-                                instructions))
+                                instructions, metrics))
     return out
 
 

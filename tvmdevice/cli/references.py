@@ -28,7 +28,8 @@ import numpy as np
 
 from ..errors import NotSupportedError
 
-__all__ = ["Reference", "REFERENCES", "LABELS", "ReferenceUnavailableError", "available", "open_reference"]
+__all__ = ["Reference", "REFERENCES", "LABELS", "ReferenceUnavailableError", "available", "open_reference",
+           "native_info_dropped"]
 
 #: How a reference is named to a user.
 LABELS = {"tflite-micro": "tflite-micro", "litert": "LiteRT"}
@@ -80,7 +81,7 @@ def _tflm(model: bytes, n_outputs: int) -> Reference:
 
 
 @contextlib.contextmanager
-def _native_info_dropped() -> Iterator[None]:
+def native_info_dropped() -> Iterator[None]:
     """File descriptor 2 goes to a temporary file for the block; afterwards its lines are written back to
     stderr except the native runtime's ``INFO:`` lines."""
     sys.stderr.flush()
@@ -103,7 +104,7 @@ def _native_info_dropped() -> Iterator[None]:
 def _litert(model: bytes, n_outputs: int) -> Reference:
     from ai_edge_litert.interpreter import Interpreter
 
-    with _native_info_dropped():
+    with native_info_dropped():
         it = Interpreter(model_content=bytes(model), num_threads=1)
         it.allocate_tensors()
     ins, outs = it.get_input_details(), it.get_output_details()
