@@ -148,7 +148,7 @@ def _rows(results: list[Any], names: list[str], labels: Any, k: int, classes: in
         if labels is not None:
             label = int(labels[r.index])
             row.update(label=label, correct=r.top[0] == label)
-            if k < classes:
+            if 1 < k < classes:
                 row[f"correct_top{k}"] = label in r.top[:k]
         row["bit_exact"] = r.bit_exact
         for o, m in enumerate(r.float_metrics or []):
