@@ -13,6 +13,9 @@ from typing import Any
 from .classes import positive_int
 from .common import check_model_path, is_export, print_json
 
+#: The exit status of an interrupted evaluation (128 + SIGINT, as a shell reports it).
+INTERRUPTED_STATUS = 130
+
 #: ``--reference`` values naming a float model start with it.
 PREFIX = "float:"
 
@@ -169,7 +172,7 @@ def _write_report(path: str, rows: list[dict[str, Any]]) -> None:
         with open(path, "w", newline="", encoding="utf-8") as fh:
             if path.endswith((".jsonl", ".json")):
                 fh.writelines(json.dumps(row) + "\n" for row in rows)
-            else:
+            elif rows:  # an interrupted run may have finished none
                 writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
                 writer.writeheader()
                 writer.writerows(rows)
@@ -215,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from .classes import check_labels
-    from .evaluate import evaluate
+    from .evaluate import EvalInterrupted, evaluate
     from .inputs import load_dataset, read_labels
     from .output_paths import check_output_file
 
@@ -234,23 +237,33 @@ def run(args: argparse.Namespace) -> int:
     with Progress(TextColumn("eval"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
                   transient=True) as progress:
         task = progress.add_task("eval", total=len(data))
-        results = evaluate(job, data.inputs, workers=args.workers, engine=args.engine,
-                           progress=lambda n: progress.advance(task, n))
+        try:
+            results = evaluate(job, data.inputs, workers=args.workers, engine=args.engine,
+                               progress=lambda n: progress.advance(task, n))
+            interrupted = False
+        except EvalInterrupted as stop:  # Ctrl-C: the samples finished so far still make a report
+            results, interrupted = stop.results, True
     seconds = time.perf_counter() - start
     rows = _rows(results, data.names, labels, k, classes)
     _write_report(report, rows)
     summary = {"model": job.name, "target": job.target if job.export_dir is None else f"export on {job.cpu}",
                "engine": args.engine, "workers": args.workers, "seconds": seconds, **summarize(rows, k),
                "report": report}
+    if interrupted:
+        summary.update(interrupted=True, samples_total=len(data))
     if job.float_model is not None:
         summary["float"] = _float_summary(results, args.float_reference)
     if job.stateful:
         summary["state"] = STATE_SEQUENCE
+    status = INTERRUPTED_STATUS if interrupted else 0
     if args.json:
         print_json(summary)
-        return 0
+        return status
     print(f"eval {job.name} on {summary['target']}: {len(rows)} samples in {seconds:.1f} s "
           f"({args.engine}, {args.workers} worker(s))")
+    if interrupted:
+        print(f"  INTERRUPTED (Ctrl-C): {len(rows)} of {len(data)} samples finished; the figures and the report "
+              f"are theirs")
     if "top1_accuracy" in summary:
         topk = f", top-{k} {summary[f'top{k}_accuracy']:.2%}" if f"top{k}_accuracy" in summary else ""
         print(f"  accuracy: top-1 {summary['top1_accuracy']:.2%}{topk}")
@@ -268,4 +281,4 @@ def run(args: argparse.Namespace) -> int:
     if "state" in summary:
         print(f"  state: {summary['state']}")
     print(f"  per-sample report: {report}")
-    return 0
+    return status
