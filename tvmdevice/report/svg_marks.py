@@ -65,8 +65,8 @@ def mark_svg(svg: str, marks: dict[str, Mark], prefix: str = "") -> str:
                 del el.attrib["id"]
             continue
         found.add(ident)
-        for key, value in mark.data.items():
-            el.set(f"data-{key}", str(value))
+        for key, datum in mark.data.items():
+            el.set(f"data-{key}", str(datum))
         if mark.title:
             title = ET.Element(f"{{{SVG_NS}}}title")
             title.text = mark.title
