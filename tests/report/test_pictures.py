@@ -109,12 +109,25 @@ def test_every_operator_is_coloured_by_its_device_with_the_reasons_others_declin
     assert f"edge-{conv0_out}-0-1" in edges and f"edge-{conv0_out}-0-2" in edges  # the skip to the ADD
 
 
-def test_partitions_are_framed(registry, tmp_path):
+def test_partitions_are_framed_and_their_calls_timed(registry, tmp_path):
     registry.register(load_fixture_module("fixture_fuser"), "fuser")
     module = tvmdevice.compile(_model(), "fuser, c", registry=registry)
     parts = module.placement.partitions
     assert parts
-    frames = groups(_svg(module, tmp_path), "partition-")
+    # a firmware profile times a partition's one call at its first operator, as type PARTITION
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"operators": [
+        {"op_index": p.first, "op_type": "PARTITION", "device": "fuser", "value": 7, "unit": "instructions"}
+        for p in parts]}))
+    costs = read_timings(str(path), module)
+    assert [c.op_index for c in costs] == [p.first for p in parts]
+    path.write_text(json.dumps([{"op_index": 1, "op_type": "PARTITION", "device": "fuser", "value": 7,
+                                 "unit": "instructions"}]))
+    with pytest.raises(InvalidArgumentError, match="is CONV_2D, not PARTITION"):
+        read_timings(str(path), module)  # #1 is inside a partition, not its first operator
+    root = _svg(module, tmp_path, costs=costs)
+    assert len(groups(root, "cost-")) == len(parts)
+    frames = groups(root, "partition-")
     assert set(frames) == {f"partition-{p.index}" for p in parts}
     for p in parts:
         frame = frames[f"partition-{p.index}"]
@@ -148,14 +161,14 @@ def test_timings_are_checked_against_the_model(module, tmp_path):
     rows = [{"op_index": c.op_index, "op_type": c.op_type, "device": c.device, "value": c.value, "unit": c.unit}
             for c in _costs(module)]
     path.write_text(json.dumps({"operators": rows}))
-    assert read_timings(str(path), module.graph) == _costs(module)
+    assert read_timings(str(path), module) == _costs(module)
     for bad, words in [({**rows[0], "op_type": "SOFTMAX"}, "CONV_2D, not SOFTMAX"),
                        ({**rows[0], "op_index": 99}, "not in model"),
                        ({**rows[0], "value": -1}, "number >= 0"),
                        ({**rows[0], "unit": "us"}, "mixes units")]:
         path.write_text(json.dumps([bad, *rows[1:]]))
         with pytest.raises(InvalidArgumentError, match=words):
-            read_timings(str(path), module.graph)
+            read_timings(str(path), module)
 
 
 def test_the_html_report_is_one_file_with_every_picture_inline_and_no_network(module, tmp_path):

@@ -69,7 +69,7 @@ def _plot(args: argparse.Namespace, module: "CompiledModule", records: list[Any]
     from ..report import read_timings, write_plot
     from ..report.tflm_arena import measure_tflm_arena
 
-    costs = read_timings(args.timings, module.graph, records) if records is not None else None
+    costs = read_timings(args.timings, module, records) if records is not None else None
     print("measuring TFLM's arena (tflite-micro, in a child process) ...", file=sys.stderr, flush=True)
     arena = measure_tflm_arena(module.source_model)
     path = write_plot(args.plot, module, costs=costs, arena=arena)
