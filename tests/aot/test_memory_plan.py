@@ -131,3 +131,10 @@ def test_allocations_of_a_separate_memory_are_its_blocks(registry):
     assert "woofles" in module.plan.pools
     _check_allocations(module)
     assert any(a.pool == "woofles" and a.block is not None for a in module.plan.allocations())
+
+
+def test_allocations_when_every_tensor_is_kept_last_to_the_end(registry):
+    module = tvmdevice.compile(demo_model(), "c", registry=registry, preserve_all_tensors=True)
+    _check_allocations(module)
+    last = len(module.graph.operators) - 1
+    assert all(a.last_op == last for a in module.plan.allocations() if a.kind == "tensor")
