@@ -192,9 +192,10 @@ def test_tflm_arena_is_drawn_beside_the_host_pool(module, tmp_path):
     root = _svg(module, tmp_path, arena=TFLMArena(total=4321, head=1234))
     line = groups(root, "tflm-arena")["tflm-arena"]
     assert int(line.get("data-bytes")) == 4321
+    assert int(groups(root, "tflm-arena-head")["tflm-arena-head"].get("data-bytes")) == 1234
     assert "TFLM arena 4,321 B" in ET.tostring(root, encoding="unicode")
     root = _svg(module, tmp_path, arena=TFLMArena(unavailable="tflite-micro is not installed"))
-    assert not groups(root, "tflm-arena")
+    assert not groups(root, "tflm-arena")  # neither line
     assert "TFLM arena unavailable: tflite-micro is not installed" in ET.tostring(root, encoding="unicode")
 
 

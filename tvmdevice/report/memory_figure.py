@@ -4,7 +4,8 @@ A buffer alive from operator ``first_op`` to ``last_op`` at ``offset`` of
 ``size`` bytes is the box ``[first_op - 0.45, last_op + 0.45] x [offset,
 offset + size]``; scratch boxes are hatched.  The plan's peak (the pool's
 size) is a line, and in the host pool TFLM's arena for the same model is a
-second one beside it.  Each box is the SVG group ``buffer-<pool>-<kind>-<n>``
+second one beside it (and a fainter one at its head: the part holding the
+tensors and scratch TFLM plans, comparable with the pool).  Each box is the SVG group ``buffer-<pool>-<kind>-<n>``
 (``n`` the tensor, or the operator for scratch) with the allocation as
 ``data-*`` attributes.
 """
@@ -89,6 +90,13 @@ def draw_memory(fig: Any, module: "CompiledModule", arena: TFLMArena | None) -> 
                 marks["tflm-arena"] = Mark({"bytes": arena.total, "head": arena.head or ""}, arena.describe())
                 top = max(top, arena.total)
             handles.append(Line2D([], [], color=_TFLM, linestyle=":", label=arena.describe()))
+            if arena.head is not None:
+                head = ax.axhline(arena.head, color=_TFLM, linewidth=0.8, linestyle=(0, (1, 4)))
+                head.set_gid("tflm-arena-head")
+                marks["tflm-arena-head"] = Mark({"bytes": arena.head},
+                                                f"TFLM arena head {arena.head:,} B: the tensors and scratch it plans")
+                handles.append(Line2D([], [], color=_TFLM, linestyle=(0, (1, 4)),
+                                      label=f"TFLM head (tensors + scratch) {arena.head:,} B"))
         ax.set_xlim(-0.5 - HALF_WIDTH, n_ops - 0.5 + HALF_WIDTH)
         ax.set_ylim(0, max(top, 1) * 1.08)
         ax.set_ylabel("offset (B)" if name == HOST else "block offset (B)")
