@@ -126,7 +126,11 @@ def test_partitions_are_framed_and_their_calls_timed(registry, tmp_path):
     with pytest.raises(InvalidArgumentError, match="is CONV_2D, not PARTITION"):
         read_timings(str(path), module)  # #1 is inside a partition, not its first operator
     root = _svg(module, tmp_path, costs=costs)
-    assert len(groups(root, "cost-")) == len(parts)
+    bars = groups(root, "cost-")
+    assert len(bars) == len(parts)
+    first = parts[0]
+    assert bars["cost-0"].find("{http://www.w3.org/2000/svg}title").text.startswith(
+        f"partition {first.index} (#{min(first.op_indices)}-#{max(first.op_indices)}) on fuser")
     frames = groups(root, "partition-")
     assert set(frames) == {f"partition-{p.index}" for p in parts}
     for p in parts:

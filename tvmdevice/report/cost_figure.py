@@ -1,7 +1,7 @@
 """Per-operator cost as bars: one bar per record of a timings file, coloured by device.
 
 Bars run top to bottom in the file's order, each labelled ``#index TYPE``
-with its value; the title gives the total.  Each bar is the SVG group
+(a partition's call: its operators) with its value and share; the title gives the total.  Each bar is the SVG group
 ``cost-<k>`` (``k`` the record's position) with the record as ``data-*``.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..partition import PARTITION_TYPE
 from .colours import NO_KERNEL, device_colours
 from .svg_marks import Mark
 from .timings import OperatorCost
@@ -26,8 +27,13 @@ def costs_height(costs: list[OperatorCost]) -> float:
     return _ROW_INCHES * len(costs) + 1.3
 
 
-def _label(c: OperatorCost) -> str:
-    return f"#{c.op_index} {c.op_type}" if c.op_index is not None else c.op_type
+def _label(module: "CompiledModule", c: OperatorCost) -> str:
+    if c.op_index is None:
+        return c.op_type
+    part = module.placement.ops[c.op_index].partition
+    if c.op_type == PARTITION_TYPE and part is not None:
+        return f"partition {part.index} (#{min(part.op_indices)}-#{max(part.op_indices)})"
+    return f"#{c.op_index} {c.op_type}"
 
 
 def _value(v: float) -> str:
@@ -53,9 +59,9 @@ def draw_costs(fig: Any, module: "CompiledModule", costs: list[OperatorCost]) ->
         share = c.value / total if total else 0.0
         marks[gid] = Mark({"op-index": c.op_index if c.op_index is not None else "", "op-type": c.op_type,
                            "device": c.device, "value": c.value, "unit": unit},
-                          f"{_label(c)} on {c.device}: {_value(c.value)} {unit} ({share:.1%})")
+                          f"{_label(module, c)} on {c.device}: {_value(c.value)} {unit} ({share:.1%})")
         ax.text(c.value, -k, f" {_value(c.value)} ({share:.0%})", va="center", fontsize=7)
-    ax.set_yticks(ys, [_label(c) for c in costs], fontsize=7)
+    ax.set_yticks(ys, [_label(module, c) for c in costs], fontsize=7)
     ax.set_xlabel(unit)
     ax.set_xlim(0, max((c.value for c in costs), default=1) * 1.25 or 1)
     ax.set_ylim(-len(costs) + 0.4, 0.6)
