@@ -291,3 +291,21 @@ def test_timings_need_plot_and_an_existing_file(tmp_path):
     proc = _cli("info", "no-such-model.tflite", "--plot", str(tmp_path / "x.svg"), "--timings", "nope.json")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "--timings 'nope.json' does not exist" in proc.stderr
+
+
+def test_bench_json_steps_are_read_as_operator_costs(picky, model_file, tmp_path, capsys):
+    from tvmdevice.cli.main import main
+
+    assert main(["bench", str(model_file), "-t", "c", "--runs", "2", "--warmup", "0", "--json"]) == 0
+    bench = json.loads(capsys.readouterr().out)
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps(bench))
+    module = tvmdevice.compile(model_file, "c", registry=picky)
+    costs = read_timings(str(path), module)
+    kernels = [p for p in module.placement.ops if not p.is_view]
+    assert [(c.op_index, c.op_type, c.device, c.unit) for c in costs] == [
+        (p.op_index, p.op_type, "c", "us") for p in kernels]
+    assert [c.value for c in costs] == [s["mean_us"] for s in bench["steps"]]
+    other = tvmdevice.compile(model_file, "picky, c", registry=picky)  # the convolutions ran on c in the bench
+    with pytest.raises(InvalidArgumentError, match="ran on 'c', but on 'picky'"):
+        read_timings(str(path), other)

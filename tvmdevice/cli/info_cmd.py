@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..aot.compiler import CompiledModule
+    from ..report.timings import TimingsFile
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,8 +28,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="draw the memory plan per pool (TFLM's arena beside it) and the placement into FILE: .svg, "
                         ".png or .html (one file, no network); needs pip install 'tvmdevice[plot]'")
     p.add_argument("--timings", metavar="FILE",
-                   help="with --plot: per-operator costs to draw as bars, a JSON list of {op_index, op_type, "
-                        "device, value, unit} (see docs/pictures.md)")
+                   help="with --plot: per-operator costs to draw as bars: a JSON list of {op_index, op_type, "
+                        "device, value, unit}, a firmware profile's --json, or bench --json on the same target "
+                        "(see docs/pictures.md)")
     p.set_defaults(func=run)
 
 
@@ -42,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from .common import compile_model, print_json
     from .model_info import format_info, model_info
 
-    records = None
+    timings = None
     if args.timings and not args.plot:
         return _usage_error("--timings draws per-operator bars: it needs --plot FILE")
     if args.plot:
@@ -51,13 +53,13 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             check_plot_path(args.plot)
-            records = load_timings(args.timings) if args.timings else None
+            timings = load_timings(args.timings) if args.timings else None
         except InvalidArgumentError as e:
             return _usage_error(str(e))
     module, _ = compile_model(args.model, args.target, strict=args.strict)
     info = model_info(module)
     if args.plot:
-        _plot(args, module, records)
+        _plot(args, module, timings)
     if args.json:
         print_json(info)
     else:
@@ -65,11 +67,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plot(args: argparse.Namespace, module: "CompiledModule", records: list[Any] | None) -> None:
+def _plot(args: argparse.Namespace, module: "CompiledModule", timings: "TimingsFile | None") -> None:
     from ..report import read_timings, write_plot
     from ..report.tflm_arena import measure_tflm_arena
 
-    costs = read_timings(args.timings, module, records) if records is not None else None
+    costs = read_timings(args.timings, module, timings) if timings is not None else None
     print("measuring TFLM's arena (tflite-micro, in a child process) ...", file=sys.stderr, flush=True)
     arena = measure_tflm_arena(module.source_model)
     path = write_plot(args.plot, module, costs=costs, arena=arena)
