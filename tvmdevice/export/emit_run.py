@@ -47,10 +47,10 @@ def emit_kernel(ctx: Context, constants: ConstantTable, step: KernelStep) -> str
     named = ctx.call(symbol, f"op{op.index}_{op.type}", operator=op.index, type=op.type, device=step.device)
     ctx.kernels.add(symbol)
     listed = ",\n        ".join(buffers)
-    call = named.marked(f"    status = {symbol}({params}, buffers, {handle});\n", "    ")
+    invoke = named.marked(f"    status = {symbol}({params}, buffers, {handle});\n", "    ")
     return (f"  {{ /* #{op.index} {op.type} on {step.device} */\n"
             f"    void* const buffers[] = {{\n        {listed}}};\n"
-            f"{call}"
+            f"{invoke}"
             f"    if (status != TVMD_OK) return {ctx.p}_fail_run({named.name}, status, devices);\n  }}\n")
 
 

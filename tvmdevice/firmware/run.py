@@ -147,8 +147,8 @@ def run(image: Image, args: Iterable[str] = (), cwd: "str | Path | None" = None,
             find_qemu(cpu)  # before building the plugin: a missing emulator is the error to report
             plugin = None
             if count_instructions:
-                regions = _region_addresses(image)
-                plugin = plugin_args(counts_file, *(regions or (None, None)), marks=_mark_site(image))
+                begin, end = _region_addresses(image) or (None, None)
+                plugin = plugin_args(counts_file, begin, end, marks=_mark_site(image))
             cmd = qemu_command(image, args, plugin)
             what = f"{image.name} on {cpu.name} (qemu-system-arm -M {cmd[2]})"
         start = time.monotonic()
@@ -176,8 +176,8 @@ def run(image: Image, args: Iterable[str] = (), cwd: "str | Path | None" = None,
         status=status, stdout=out.decode("utf-8", "replace"), stderr=err.decode("utf-8", "replace"),
         instructions=counts.total if counts else None, region_instructions=counts.region if counts else None,
         regions=counts.regions if counts else 0, marks=counts.marks if counts else (),
-        mark_instructions=counts.mark_instructions if counts else 0, stack_used=stack_used, fault=fault, seconds=seconds,
-        command=tuple(cmd))
+        mark_instructions=counts.mark_instructions if counts else 0, stack_used=stack_used, fault=fault,
+        seconds=seconds, command=tuple(cmd))
     if check and (status != 0 or fault is not None):
         raise FirmwareRunError(_failure(what, result), result)
     return result
