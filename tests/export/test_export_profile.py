@@ -134,3 +134,15 @@ def test_trace_path_is_checked_before_building(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(missing) in err[0] and "does not exist" in err[0]
     assert not (out / "build" / "cortex-m55").exists()
+
+
+def test_bench_export_profile(demo, tmp_path, capsys):
+    require_tools("cortex-m55")
+    module, out = demo
+    np.save(tmp_path / "x.npy", random_inputs(module.graph)[0])
+    assert main(["bench", str(out), "--cpu", "cortex-m55", "-i", str(tmp_path / "x.npy"), "--profile"]) == 0
+    text = capsys.readouterr().out
+    assert "profile of the measured run on cortex-m55" in text
+    assert all(f"op{op} " in text for op in _kernel_ops(module))
+    assert main(["bench", str(out), "-i", str(tmp_path / "x.npy"), "--profile"]) == 1  # the host: refused
+    assert "counts instructions under QEMU" in capsys.readouterr().err
