@@ -9,6 +9,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..export.sources import EXPORT_CPUS
+from ..firmware.cpus import BOARDS, CPUS
+from ..firmware.linker import CONSTANTS_REGIONS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..export.profile import FirmwareProfile
@@ -31,6 +33,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mcpu", default=None, metavar="CPU",
                    help="the CPU devices with an -mcpu option pack their weights for when the target leaves it "
                         "empty (default: cortex-m55)")
+    p.add_argument("--board", metavar="BOARD",
+                   help=f"check the plan against a board's memories before writing ({', '.join(BOARDS)}): flash for "
+                        "the constants and params, RAM for the pools, inputs, outputs and stack; over: one line "
+                        "saying what and by how much, exit status 2")
+    p.add_argument("--flash-kb", type=float, metavar="N",
+                   help="check the plan against N KiB of flash (replaces the board's)")
+    p.add_argument("--ram-kb", type=float, metavar="N",
+                   help="check the plan against N KiB of RAM (replaces the board's)")
+    p.add_argument("--constants-region", choices=CONSTANTS_REGIONS, default="flash",
+                   help="where the Cortex-M images keep the model's constants: flash with the code (default), or "
+                        "external: the board's larger memory (mps3-an547: its 8 MiB QSPI flash; the MPS2 boards "
+                        "have none and keep them in their 4 MiB flash)")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
     p.set_defaults(func=export)
 
@@ -39,6 +53,7 @@ def export(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from .. import compile as tvm_compile
+    from ..export.fit import ModelDoesNotFitError, budget
     from ..export.run import load_metadata
     from ..export.sources import DEFAULT_MCPU
     from ..export.writer import export as write_export
@@ -49,9 +64,15 @@ def export(args: argparse.Namespace) -> int:
     path = check_model_path(args.model)
     name = args.name or path.stem
     mcpu = args.mcpu or DEFAULT_MCPU
+    fits = budget(args.board, args.flash_kb, args.ram_kb)
     module = tvm_compile(path, args.target, name=name, mcpu=mcpu)  # every choice made here: export only reads
-    with console.status(f"exporting {name} for {module.target}"):
-        out = write_export(module, args.output, name=name, external_pools=args.external_pools, mcpu=mcpu)
+    try:
+        with console.status(f"exporting {name} for {module.target}"):
+            out = write_export(module, args.output, name=name, external_pools=args.external_pools, mcpu=mcpu,
+                               constants_region=args.constants_region, budget=fits)
+    except ModelDoesNotFitError as exc:
+        print(f"tvmdevice: error: {exc}", file=sys.stderr)
+        return 2
     meta = load_metadata(out)
     if args.json:
         json.dump({"directory": str(out), "name": meta["model_name"], "target": meta["target"],
@@ -61,8 +82,12 @@ def export(args: argparse.Namespace) -> int:
     mem = meta["memory"]
     pools = ", ".join(f"{m} {p['bytes']:,} B" for m, p in mem["pools"].items())
     console.print(f"exported [bold]{name}[/] for {meta['target']} into {out}")
-    console.print(f"  pools: {pools}; constants {mem['constants']:,} B; params {mem['params']:,} B")
-    console.print(f"  next: tvmdevice run {out} --cpu cortex-m55   (or: make -C {out} CPU=cortex-m55)")
+    where = " (external memory)" if args.constants_region == "external" else ""
+    console.print(f"  pools: {pools}; constants {mem['constants']:,} B{where}; params {mem['params']:,} B")
+    if fits is not None:
+        console.print(f"  fits {fits.label} (before code: the link of `tvmdevice run` checks the rest)")
+    cpu = next((c.name for c in CPUS.values() if c.machine is not None and c.machine.name == args.board), "cortex-m55")
+    console.print(f"  next: tvmdevice run {out} --cpu {cpu}   (or: make -C {out} CPU={cpu})")
     return 0
 
 

@@ -85,7 +85,8 @@ def build_export(directory: "str | Path", cpu: str, *, profile: bool = False) ->
     sources = [root / s for s in [*b["sources"], meta["build"]["runner"]]]
     defines = {**b["defines"], **({PROFILE_DEFINE: 1} if profile else {})}
     return build(sources, [root / d for d in b["include_dirs"]], cpu, root / "build" / cpu, defines,
-                 name="runner-profile" if profile else "runner", extra_cflags=extra)
+                 name="runner-profile" if profile else "runner", extra_cflags=extra,
+                 constants=meta["build"].get("constants_region", "flash"))
 
 
 @dataclass(frozen=True)
@@ -126,8 +127,9 @@ class ExportRun:
         return {
             "cpu": self.cpu,
             "flash": {"code": fp.flash_code, "constants": self.model_constants, "params": self.model_params,
-                      "other_constants": fp.flash_constants - self.model_constants - self.model_params,
-                      "data": fp.flash_data, "total": fp.flash},
+                      "other_constants": fp.flash_constants + fp.external_constants - self.model_constants
+                      - self.model_params, "data": fp.flash_data, "total": fp.flash,
+                      "external": fp.external_constants},
             "ram": {"pools": self.pools, "static": fp.ram, "stack": stack,
                     "total": fp.ram + (stack or 0)},
             "instructions": self.instructions,
