@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fuzz.campaign import main  # noqa: E402
 from fuzz.cases import CaseSource, ReplaySource  # noqa: E402,F401
+from fuzz.legs import input_arrays  # noqa: E402,F401
 from fuzz.minimize import minimize  # noqa: E402,F401
 from fuzz.verdicts import hints, judge, tflm_undefined  # noqa: E402,F401
 

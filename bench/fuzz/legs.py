@@ -13,10 +13,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
+import sys
 import tempfile
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -141,6 +145,35 @@ def tflm_arena(data: bytes, tensor_bytes: int | None, mem_mb: int) -> int:
     return min(arena, (mem_mb << 20) // 4) if mem_mb > 0 else arena
 
 
+#: What TFLM prints when its op resolver has no kernel for an operator (the wheel registers a subset).
+_MISSING_KERNEL = re.compile(r"Didn't find op for builtin opcode '?[A-Z0-9_]+'?")
+
+
+@contextlib.contextmanager
+def captured_stderr() -> Iterator[Any]:
+    """File descriptor 2 (where TFLM's C code reports) captured into a file readable after the block's
+    body; restored on exit."""
+    with tempfile.TemporaryFile(mode="w+", errors="replace") as log:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(log.fileno(), 2)
+        try:
+            yield _Rewound(log)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+class _Rewound:
+    def __init__(self, f: Any) -> None:
+        self.f = f
+
+    def read(self) -> str:
+        self.f.flush()
+        self.f.seek(0)
+        return str(self.f.read())
+
+
 def tflm_case(data: bytes, shapes: list[tuple[tuple[int, ...], str]] | None, seed: int,
               arena: int | None = None, frames: int = 1) -> dict[str, Any]:
     """TFLM's outputs for frame 1 (``"outputs"``) and frames 1..``frames`` in order (``"frames"``)."""
@@ -148,7 +181,14 @@ def tflm_case(data: bytes, shapes: list[tuple[tuple[int, ...], str]] | None, see
 
     stage = "load"
     try:
-        interp = tflm_interpreter(data, arena_size=arena or tflm_arena(data, None, 0))
+        with captured_stderr() as log:
+            try:
+                interp = tflm_interpreter(data, arena_size=arena or tflm_arena(data, None, 0))
+            except Exception as e:
+                missing = _MISSING_KERNEL.search(log.read())
+                if missing:  # the wheel's resolver lacks the operator: not a verdict on this file
+                    return {"ok": False, "class": "load:no-kernel", "message": f"{missing.group(0)}: {e}"[:300]}
+                raise
         stage = "input"
         if shapes is None:
             shapes = []

@@ -310,7 +310,7 @@ class BufferFar(Mutator):
         i = rng.randrange(1, len(model.buffers))
         b = model.buffers[i]
         base = rng.choice([1 << 40, 1 << 62, (1 << 64) - 16, (1 << 40) - 1])
-        b.offset = base + rng.choice([0, 1, 16])
+        b.offset = min(base + rng.choice([0, 1, 16]), (1 << 64) - 1)  # the field is a uint64
         b.size = rng.choice([len(b.data) or 4, 1 << 40, 1 << 62, 16])
         if rng.random() < 0.5:
             b.data = b""
@@ -339,7 +339,7 @@ class EnumEdges(Mutator):
         if name == "PotScaleInt16":
             new: Any = not old if old is not None else rng.choice([True, False])
         else:
-            new = _other(rng, old, [TT.INT32, TT.INT64, TT.INT16, TT.INT8, TT.FLOAT32, 0, 127, 255])
+            new = _other(rng, old, [TT.INT32, TT.INT64, TT.INT16, TT.INT8, TT.FLOAT32, 0, 127, -1, -128])
         op.options.fields[name] = new
         return Change(("subgraphs", s, "operators", k, "options", "fields", name), f"{name}={new!r}")
 

@@ -72,6 +72,7 @@ def stateful_and_int16_models() -> list[tuple[str, bytes]]:
                                                                                        zero_point=5)
         b.output(b.lstm(x, 5, cell_clip=2.0))
         out.append((f"lstm-{'s16' if int16 else 's8'}", b.build()))
+    out.append(("lstm-s8-intermediates", with_converter_intermediates(out[0][1])))
     for state in ("int16", "int8"):
         b = ModelBuilder("svdf", seed=4)
         b.output(b.svdf(b.input((2, 10), scale=0.04, zero_point=-3), 4, rank=2, memory=6, state=state))
@@ -82,3 +83,15 @@ def stateful_and_int16_models() -> list[tuple[str, bytes]]:
     b.output(b.add(b.fully_connected(y, 4), b.fully_connected(y, 4)))
     out.append(("fc-add-s16", b.build()))
     return out
+
+
+def with_converter_intermediates(lstm: bytes) -> bytes:
+    """``lstm`` with the five zero-sized int8 intermediates the TFLite converter lists on an LSTM."""
+    from .structure import Quantization, Tensor, read, write
+
+    model = read(lstm)
+    g = model.subgraphs[0]
+    first = len(g.tensors)
+    g.tensors += [Tensor(f"intermediate_{k}", [0], 9, 0, Quantization([0.007], [0])) for k in range(5)]
+    g.operators[0].intermediates = list(range(first, first + 5))
+    return write(model)

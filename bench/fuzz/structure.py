@@ -127,6 +127,15 @@ def table_fields(table: str) -> tuple[tuple[str, bool], ...]:
 
 
 def _read_options(op: Any, table: str) -> Options | None:
+    """The option table as ``table`` (None when it cannot be read as that type: a union type that
+    disagrees with the table written)."""
+    try:
+        return _read_table(op, table)
+    except Exception:  # noqa: BLE001 - offsets of another table's layout
+        return None
+
+
+def _read_table(op: Any, table: str) -> Options | None:
     tab = op.BuiltinOptions()
     if tab is None:
         return None
@@ -169,11 +178,13 @@ def read(data: bytes) -> Model:
         model.buffers.append(Buffer(bytes(b.DataAsNumpy()) if b.DataLength() else b"", b.Offset(), b.Size()))
     for i in range(m.OperatorCodesLength()):
         c = m.OperatorCodes(i)
+        # Raw fields: the reader's BuiltinCode() answers the larger of the two, hiding a disagreement.
         tab = c._tab
-        off = tab.Offset(4)  # the raw int8 field (the reader's DeprecatedBuiltinCode would do too)
-        dep = tab.Get(flatbuffers.number_types.Int8Flags, tab.Pos + off) if off else 0
+        off_dep, off_code = tab.Offset(4), tab.Offset(10)
+        dep = tab.Get(flatbuffers.number_types.Int8Flags, tab.Pos + off_dep) if off_dep else 0
+        code = tab.Get(flatbuffers.number_types.Int32Flags, tab.Pos + off_code) if off_code else 0
         custom = c.CustomCode()
-        model.operator_codes.append(OperatorCode(dep, c.BuiltinCode(), c.Version(),
+        model.operator_codes.append(OperatorCode(dep, code, c.Version(),
                                                  custom.decode("utf-8", "replace") if custom else None))
     tables = option_tables()
     for s in range(m.SubgraphsLength()):
@@ -351,11 +362,11 @@ def write(model: Model) -> bytes:
 
 
 def resolve(model: Model, path: tuple[Any, ...]) -> Any:
-    """The value at ``path`` (attribute names and list indices) in ``model``; None past its end."""
+    """The value at ``path`` (attribute names, list indices and dict keys) in ``model``; None past its end."""
     node: Any = model
     for key in path:
         try:
-            node = node[key] if isinstance(key, int) else getattr(node, key)
+            node = node[key] if isinstance(key, int) or isinstance(node, dict) else getattr(node, key)
         except (IndexError, AttributeError, KeyError, TypeError):
             return None
     return node

@@ -147,7 +147,7 @@ def test_zero_sized_lstm_intermediates_run_bit_exact_with_tflite_micro():
 
 
 def _fuzz_inputs(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    """The fuzzer's own inputs for case ``seed`` (bench/fuzz_differential.py's ``_input_arrays``)."""
+    """The fuzzer's own inputs for case ``seed`` (bench/fuzz_differential.py's ``input_arrays``)."""
     import sys
 
     script = Path(__file__).resolve().parents[2] / "bench" / "fuzz_differential.py"
@@ -155,7 +155,7 @@ def _fuzz_inputs(shape: tuple[int, ...], seed: int) -> np.ndarray:
     fuzz = importlib.util.module_from_spec(spec)
     sys.modules.setdefault(spec.name, fuzz)  # its dataclasses look their module up
     spec.loader.exec_module(fuzz)
-    return fuzz._input_arrays([(shape, "|i1")], seed)[0]
+    return fuzz.input_arrays([(shape, "|i1")], seed)[0]
 
 
 def test_fully_connected_multiplier_rounds_as_tflite_micro(models_dir):
