@@ -44,8 +44,12 @@ Rules checked (:mod:`.verdicts`):
 * a mismatch on a file whose TFLM result is undefined is ``tflm-undefined``
   (documented, not a disagreement; :func:`.verdicts.tflm_undefined` says why):
   constants stored after the flatbuffer (``Buffer.offset``), which the
-  tflite-micro interpreter does not read, and a float QUANTIZE whose output
-  scale is so small that ``x / scale`` overflows int32.
+  tflite-micro interpreter does not read, a float QUANTIZE whose output
+  scale is so small that ``x / scale`` overflows int32, and a tensor of rank 8,
+  where TFLM's kernels give wrong values (LiteRT agrees with tvmdevice;
+  ``tests/fixtures/fuzz/findings.json``);
+* a file using an operator the tflite-micro wheel has no kernel for (it says
+  so when it refuses the file: ``load:no-kernel``) is no verdict on the file.
 
 A campaign stopped early (Ctrl-C or SIGTERM) finishes the cases in flight and
 writes its summary (``"complete": false``).  Each finding's file is written

@@ -98,9 +98,17 @@ def test_a_model_without_state_runs_one_frame():
     assert len(legs.tvm_case(single_op_model("ADD"), ["c"], seed=1, frames=3)["targets"]["c"]["frames"]) == 1
 
 
+@pytest.fixture
+def export_leg_ready(private_firmware_cache):
+    """The host compiler the export leg builds with (skips naming the package without it); builds go to
+    the session's private cache."""
+    from tvmdevice.testing.firmware import require_tools
+
+    require_tools("host")
+
+
 def _export_case(monkeypatch, corrupt: str | None):
     """The export leg on an SVDF model (two frames), with the exported run's output corrupted or failing."""
-    pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
     import tvmdevice.cli
 
     real = tvmdevice.cli.main
@@ -119,14 +127,14 @@ def _export_case(monkeypatch, corrupt: str | None):
     return legs.tvm_case(data, ["c"], seed=5, frames=2, export=True)
 
 
-def test_the_export_leg_agrees_with_the_python_executor(monkeypatch):
+def test_the_export_leg_agrees_with_the_python_executor(monkeypatch, export_leg_ready):
     result = _export_case(monkeypatch, None)
     assert result["export"] == {"ok": True}
     assert verdicts.judge(("ok", result), ("ok", {"ok": True, **result["targets"]["c"]}), ["c"])[0] == []
 
 
 @pytest.mark.parametrize("corrupt,finding", [("value", "export-mismatch:c"), ("exit", "export-error:c")])
-def test_the_export_leg_catches_a_planted_difference(monkeypatch, corrupt, finding):
+def test_the_export_leg_catches_a_planted_difference(monkeypatch, export_leg_ready, corrupt, finding):
     result = _export_case(monkeypatch, corrupt)
     assert not result["export"]["ok"]
     assert verdicts.judge(("ok", result), ("ok", {"ok": True, **result["targets"]["c"]}), ["c"])[0] == [finding]
