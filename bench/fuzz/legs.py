@@ -124,8 +124,9 @@ def export_leg(data: bytes, shapes: list[tuple[tuple[int, ...], str]], seed: int
             rc = main(args)
             if rc != 0:
                 return {"ok": False, "class": "export-error", "message": f"tvmdevice run DIR exited {rc}"}
-            got = [[np.load(root / "out" / f"output_{j}.npy")[i] for j in range(len(expected[0]))]
-                   for i in range(frames)]
+            # One sample is saved as the output itself, several stacked on a leading axis.
+            saved = [np.load(root / "out" / f"output_{j}.npy") for j in range(len(expected[0]))]
+            got = [saved] if frames == 1 else [[y[i] for y in saved] for i in range(frames)]
         except SystemExit as e:
             return {"ok": False, "class": "export-error", "message": f"SystemExit {e.code}"}
         except Exception as e:  # noqa: BLE001 - any failure of a file the Python executor ran is a finding

@@ -133,6 +133,15 @@ def test_the_export_leg_agrees_with_the_python_executor(monkeypatch, export_leg_
     assert verdicts.judge(("ok", result), ("ok", {"ok": True, **result["targets"]["c"]}), ["c"])[0] == []
 
 
+def test_the_export_leg_reads_one_frame_s_outputs_whole(export_leg_ready):
+    """One sample's outputs are saved without a leading axis: an output whose first axis is 2 is not two frames."""
+    from tvmdevice.aot.builder import single_op_model
+
+    result = legs.tvm_case(single_op_model("BROADCAST_TO"), ["c"], seed=1, frames=3, export=True)
+    assert result["targets"]["c"]["outputs"][0].shape[0] == 2 and len(result["targets"]["c"]["frames"]) == 1
+    assert result["export"] == {"ok": True}
+
+
 @pytest.mark.parametrize("corrupt,finding", [("value", "export-mismatch:c"), ("exit", "export-error:c")])
 def test_the_export_leg_catches_a_planted_difference(monkeypatch, export_leg_ready, corrupt, finding):
     result = _export_case(monkeypatch, corrupt)
