@@ -170,3 +170,12 @@ def test_help_lists_every_mutator_and_leg():
         assert f"\n  {name} " in out, name
     for cls in ("stateful-mismatch", "export-mismatch", "export-error"):
         assert cls in out
+
+
+def test_a_rank_8_operand_explains_a_divergence_and_rank_2_does_not():
+    fixture = BENCH.parent / "tests" / "fixtures" / "fuzz" / "fully_connected_output_rank8.tflite"
+    model = structure.read(fixture.read_bytes())
+    assert "rank 8" in verdicts.tflm_undefined(structure.write(model))
+    g = model.subgraphs[0]
+    g.tensors[g.outputs[0]].shape = [1, 3]
+    assert verdicts.tflm_undefined(structure.write(model)) is None
