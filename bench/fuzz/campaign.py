@@ -237,13 +237,15 @@ def main(argv: list[str] | None = None) -> int:
     threads = [threading.Thread(target=campaign.slot, args=(k, ctx), daemon=True) for k in range(args.workers)]
     for th in threads:
         th.start()
-    signal.signal(signal.SIGTERM, lambda *_: campaign.stop.set())
-    try:
-        _progress(campaign, threads, start)
-    except KeyboardInterrupt:
-        campaign.stop.set()
-        print("stopping: finishing the cases in flight", file=sys.stderr, flush=True)
-        _progress(campaign, threads, start)
+    def stop(*_: Any) -> None:
+        if not campaign.stop.is_set():
+            campaign.stop.set()
+            print("stopping: finishing the cases in flight", file=sys.stderr, flush=True)
+
+    # SIGINT too: a shell that starts the campaign in the background (`&`) has it ignored otherwise.
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    _progress(campaign, threads, start)
     elapsed = time.monotonic() - start
     summary = {
         "cases": campaign.done, "complete": campaign.done == args.cases, "seconds": round(elapsed, 1),

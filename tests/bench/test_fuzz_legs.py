@@ -179,3 +179,23 @@ def test_a_rank_8_operand_explains_a_divergence_and_rank_2_does_not():
     g = model.subgraphs[0]
     g.tensors[g.outputs[0]].shape = [1, 3]
     assert verdicts.tflm_undefined(structure.write(model)) is None
+
+
+def test_sigint_stops_a_campaign_started_with_sigint_ignored_and_writes_its_summary(tmp_path):
+    """As a shell starts a background job (`&`): SIGINT ignored at the start, yet it still stops the campaign."""
+    import json
+    import signal
+
+    pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
+    proc = subprocess.Popen([sys.executable, str(BENCH / "fuzz_differential.py"), "--cases", "100000", "--workers",
+                             "1", "--targets", "c", "--export-every", "0", "--out", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert "cases," in proc.stderr.readline()  # the first progress line: the campaign runs
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) in (0, 1)
+    finally:
+        proc.kill()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["complete"] is False and 0 <= summary["cases"] < 100000
