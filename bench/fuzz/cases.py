@@ -86,7 +86,8 @@ class CaseSource:
             if not usable or not usable[0].applicable(model):
                 break
             mutator = rng.choice(usable)
-            donor = self.model(rng.choice([n for n, _ in self.files]))
+            # A splice's donor: another seed, or 30% of the time this one (its operators fit its tensors).
+            donor = self.model(name if rng.random() < 0.3 else rng.choice([n for n, _ in self.files]))
             change = mutator.apply(model, rng, donor)
             steps.append(f"{mutator.name}({change.note})")
         try:

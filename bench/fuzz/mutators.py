@@ -348,20 +348,32 @@ class Splice(Mutator):
     name = "splice"
     about = "an operator of another model (with its tensors, buffers and code) spliced in, fed from this one"
 
+    def applicable(self, model: Model) -> bool:
+        return bool(model.subgraphs and model.subgraphs[0].operators)
+
     def apply(self, model: Model, rng: random.Random, donor: Model | None = None) -> Change:
-        donor = donor if donor is not None and _ops(donor) else model.copy()
-        _, _, dop = rng.choice([x for x in _ops(donor) if x[0] == 0] or _ops(donor))
+        if donor is None or not donor.subgraphs or not donor.subgraphs[0].operators:
+            donor = model.copy()
         dg = donor.subgraphs[0]
         g = model.subgraphs[0]
-        remap: dict[int, int] = {}
         feeds = [i for i in g.inputs + [o for op in g.operators for o in op.outputs] if 0 <= i < len(g.tensors)]
+        kinds = {(tuple(g.tensors[f].shape), g.tensors[f].type) for f in feeds}
+        ops = dg.operators
+        # Mostly an operator whose first input this model has a tensor like (else most splices are refused
+        # for their shapes alone).
+        fitting = [op for op in ops if op.inputs and 0 <= op.inputs[0] < len(dg.tensors)
+                   and (tuple(dg.tensors[op.inputs[0]].shape), dg.tensors[op.inputs[0]].type) in kinds]
+        dop = rng.choice(fitting if fitting and rng.random() < 0.8 else ops)
+        remap: dict[int, int] = {}
         for j, ti in enumerate(dop.inputs + dop.outputs + dop.intermediates):
             if ti < 0 or ti >= len(dg.tensors) or ti in remap:
                 continue
             t = dg.tensors[ti]
             constant = 0 < t.buffer < len(donor.buffers) and bool(donor.buffers[t.buffer].data)
-            if j == 0 and feeds and rng.random() < 0.7:
-                remap[ti] = rng.choice(feeds)  # the first input: a tensor this model computes
+            if j < len(dop.inputs) and not constant and not t.is_variable and feeds and rng.random() < 0.9:
+                # An activation input: a tensor this model computes, of the same shape and type when there is one.
+                alike = [f for f in feeds if g.tensors[f].shape == t.shape and g.tensors[f].type == t.type]
+                remap[ti] = rng.choice(alike if alike and rng.random() < 0.8 else feeds)
                 continue
             t = copy.deepcopy(t)
             if constant:
