@@ -4,7 +4,7 @@
 Tests call the lifecycle functions directly (by the struct's address) to see
 what the device itself enforces, without the framework's checks in front.
 """
-from libc.stdint cimport int32_t, uint8_t, uint32_t, uintptr_t
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t, uintptr_t
 
 from tvmdevice cimport capsules
 from tvmdevice.lifecycle_abi cimport tvmd_lifecycle_t
@@ -99,3 +99,25 @@ def stream_check(const uint8_t[::1] payload):
         raise ValueError("a command stream over 4 GiB")
     code = ethosu_stream_check(&payload[0] if payload.shape[0] else NULL, <uint32_t>payload.shape[0], &report)
     return code, report.word, report.ctrl, report.opcode, report.commands
+
+
+# ------------------------------------------------------------------ weights
+cdef extern from "ethosu_weights.h" nogil:
+    enum:
+        ETHOSU_MLW_WORKSPACE
+
+    int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, uint32_t capacity,
+                              int32_t* work)
+
+
+def mlw_decode(const uint8_t[::1] stream, int16_t[::1] out):
+    """Decode a Vela weight stream into ``out``: the number of weights, -1 (malformed), -2 (``out`` too small)."""
+    import numpy as np
+
+    cdef int32_t[::1] work = np.empty(ETHOSU_MLW_WORKSPACE, dtype=np.int32)
+    cdef uint8_t empty = 0
+    cdef int16_t none = 0
+    if stream.shape[0] > 0xFFFFFFFF or out.shape[0] > 0xFFFFFFFF:
+        raise ValueError("a weight stream or buffer over 4 GiB")
+    return ethosu_mlw_decode(&stream[0] if stream.shape[0] else &empty, <uint32_t>stream.shape[0],
+                             &out[0] if out.shape[0] else &none, <uint32_t>out.shape[0], &work[0])
