@@ -1,12 +1,13 @@
 """Placement by Vela's own rules, and the partition's compilation.
 
-An operator is accepted when Vela, compiling it alone with the device's
-options, places it on the NPU (its supported-operator checks decide; their
-reason is the refusal's) **and** the functional model implements every
-command of the command stream Vela made for it (``csrc/ethosu_stream.c``; the
-first command it does not implement is named).  Consecutive accepted
-operators form a partition, which Vela compiles once, into one command
-stream, and which the same stream check decides again.
+An operator passes the device's check when Vela, compiling it alone with the
+device's options, places it on the NPU (its supported-operator checks decide;
+their reason is the refusal's).  Consecutive operators that pass form a
+partition, which Vela compiles once, into one command stream; the partition is
+accepted only when the functional model implements every command of that
+stream (``csrc/ethosu_stream.c``); otherwise it is refused naming the first
+command it does not implement, with Vela's estimate for the partition, and its
+operators go to the next device.
 """
 
 from __future__ import annotations
@@ -88,16 +89,15 @@ def _key(options: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 @functools.lru_cache(maxsize=512)
 def _verdict(model: bytes, key: tuple[tuple[str, Any], ...]) -> str | None:
-    options = dict(key)
     try:
-        compiled, _ = compile_raw(model, options)
+        compile_raw(model, dict(key))
     except VelaError as e:
         return f"Vela leaves it to the CPU: {_vela_reason(e)}"
-    return stream_refusal(bytes(compiled.command_stream))
+    return None
 
 
 def check_operator(options: dict[str, Any], graph: "Graph", op: "Operator") -> str | None:
-    """None when Vela places ``op`` on the NPU and the functional model runs its stream; else the reason."""
+    """None when Vela places ``op`` on the NPU; else the reason (Vela's)."""
     inputs = [t for t in op.inputs if t >= 0 and not graph.tensors[t].is_constant]
     try:
         model = write_model(graph, [op], inputs, op.outputs)

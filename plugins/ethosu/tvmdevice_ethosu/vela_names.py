@@ -6,15 +6,20 @@ the system configs and memory modes are the sections of the configuration file
 Vela ships (``ethosu/config_files/Arm/vela.ini``) that do not name an U85,
 beside Vela's ``internal-default``.  ``ethos-u-vela`` is a build requirement
 too: ``setup.py`` loads :mod:`tvmdevice_ethosu.device`, which uses these.
+
+Vela's modules import numpy: listing the installed devices must not, so the
+device's options hold :class:`VelaValues`, which read Vela on first use.
 """
 
 from __future__ import annotations
 
 import configparser
 import functools
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import overload
 
-__all__ = ["DEFAULT", "CONFIG_FILE", "accelerators", "system_configs", "memory_modes", "optimise",
+__all__ = ["DEFAULT", "CONFIG_FILE", "VelaValues", "accelerators", "system_configs", "memory_modes", "optimise",
            "tensor_allocators"]
 
 #: Vela's name for "no section of a configuration file" (ArchitectureFeatures.DEFAULT_CONFIG).
@@ -75,3 +80,38 @@ def tensor_allocators() -> tuple[str, ...]:
     from ethosu.vela.nn_graph import TensorAllocator
 
     return tuple(str(a) for a in TensorAllocator)
+
+
+class VelaValues(Sequence[str]):
+    """The values of one of Vela's options, read from the installed Vela when first used."""
+
+    def __init__(self, read: Callable[[], tuple[str, ...]]) -> None:
+        self._read = read
+        self._values: tuple[str, ...] | None = None
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        if self._values is None:
+            self._values = self._read()
+        return self._values
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return self.values[index]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.values
+
+    def __repr__(self) -> str:
+        return repr(self.values)
