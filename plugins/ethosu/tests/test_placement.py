@@ -45,24 +45,3 @@ def test_a_written_operator_compiles_as_the_original_model():
     assert bytes(a.read_only.data) == bytes(b.read_only.data)
 
 
-def test_a_real_model_is_one_partition_refused_at_its_first_command_with_vela_s_estimate(registry, models_dir):
-    from tvmdevice.aot.compiler import compile
-
-    from tvmdevice_ethosu.placement import vela_figures
-
-    path = models_dir / "kws_dscnn_int8.tflite"
-    compiled = compile(str(path), "ethos-u, c", registry=registry)
-    # Vela's figures for the whole model, compiled from the file as the vela command would
-    whole, _ = compile_raw(path.read_bytes(), OPTIONS)
-    figures = vela_figures(whole, OPTIONS)
-    assert figures["vela_npu_cycles"] > 0 and figures["vela_macs"] > 2_600_000
-    shown = ", ".join(f"{k.removeprefix('vela_')}={v}" for k, v in figures.items())
-    for p in compiled.placement.ops:
-        if p.is_view:
-            continue
-        assert p.device == "c"
-        (device, reason), = p.declined
-        assert device == "ethos-u"
-        assert reason.startswith("partition 0 (13 operators, #0-#12): the functional model does not implement "
-                                 "NPU_OP_"), reason
-        assert reason.endswith(f"(Vela's estimate: {shown})"), reason

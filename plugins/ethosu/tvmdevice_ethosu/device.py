@@ -14,8 +14,9 @@ import enum
 from tvmdevice.plugin import DeviceType, Field, Layout, MemoryKind, TargetOption
 
 from . import vela_names
+from .params import LAYOUTS as PARAMS
 
-__all__ = ["DEVICE_TYPE", "LAYOUT", "PowerState", "MAGIC", "TRANSITIONS"]
+__all__ = ["DEVICE_TYPE", "LAYOUT", "PARAMS", "PowerState", "MAGIC", "TRANSITIONS"]
 
 #: "ETHU": written by Init, cleared by Destroy; the lifecycle refuses a handle without it.
 MAGIC = 0x55485445

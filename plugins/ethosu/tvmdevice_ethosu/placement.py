@@ -2,12 +2,12 @@
 
 An operator passes the device's check when Vela, compiling it alone with the
 device's options, places it on the NPU (its supported-operator checks decide;
-their reason is the refusal's).  Consecutive operators that pass form a
-partition, which Vela compiles once, into one command stream; the partition is
-accepted only when the functional model implements every command of that
-stream (``csrc/ethosu_stream.c``); otherwise it is refused naming the first
-command it does not implement, with Vela's estimate for the partition, and its
-operators go to the next device.
+their reason is the refusal's) and the functional model implements every
+command and field of the command stream Vela made for it (``csrc/``: the first
+command or field it does not implement is named).  Consecutive operators that
+pass form a partition, which Vela compiles once, into one command stream that
+the same check decides again; the partition becomes one call of the partition
+kernel (``csrc/ethosu_kernel.c``), with Vela's estimate in its details.
 """
 
 from __future__ import annotations
@@ -49,18 +49,31 @@ def command_name(ctrl: int, opcode: int) -> str:
         return f"unknown cmd{ctrl} opcode {opcode:#x}"
 
 
-def stream_refusal(payload: bytes) -> str | None:
-    """Why the functional model cannot run this driver payload, or None when it can."""
+def _regions(compiled: Any) -> list[int]:
+    """The sizes of the regions Vela's raw output addresses: 0 read-only, 1 scratch, 2 fast scratch."""
+    return [len(bytes(compiled.read_only.data)), int(compiled.scratch.size), int(compiled.scratch_fast.size)]
+
+
+def stream_check(payload: bytes, regions: list[int]) -> tuple[str | None, int]:
+    """Why the functional model cannot run this driver payload (None when it can), and the decoded
+    weights its working memory must hold."""
     import numpy as np
 
     from . import _ethosu
 
-    code, word, ctrl, opcode, _ = _ethosu.stream_check(np.frombuffer(payload, dtype=np.uint8))
+    code, word, ctrl, opcode, _, field, slots = _ethosu.stream_check(np.frombuffer(payload, dtype=np.uint8),
+                                                                      regions)
     if code == _ethosu.STREAM_OK:
-        return None
+        return None, int(slots)
     if code == _ethosu.STREAM_MALFORMED:
-        return f"Vela's command stream is malformed at word {word}"
-    return f"the functional model does not implement {command_name(ctrl, opcode)} (command stream word {word})"
+        return f"Vela's command stream is malformed at word {word}", 0
+    what = command_name(ctrl, opcode) + (f" with this {field}" if field else "")
+    return f"the functional model does not implement {what} (command stream word {word})", 0
+
+
+def stream_refusal(payload: bytes, regions: list[int] | None = None) -> str | None:
+    """Why the functional model cannot run this driver payload, or None when it can."""
+    return stream_check(payload, regions or [])[0]
 
 
 def vela_figures(compiled: Any, options: dict[str, Any]) -> dict[str, Any]:
@@ -90,14 +103,14 @@ def _key(options: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
 @functools.lru_cache(maxsize=512)
 def _verdict(model: bytes, key: tuple[tuple[str, Any], ...]) -> str | None:
     try:
-        compile_raw(model, dict(key))
+        compiled, _ = compile_raw(model, dict(key))
     except VelaError as e:
         return f"Vela leaves it to the CPU: {_vela_reason(e)}"
-    return None
+    return stream_check(bytes(compiled.command_stream), _regions(compiled))[0]
 
 
 def check_operator(options: dict[str, Any], graph: "Graph", op: "Operator") -> str | None:
-    """None when Vela places ``op`` on the NPU; else the reason (Vela's)."""
+    """None when Vela places ``op`` on the NPU and the functional model runs its stream; else the reason."""
     inputs = [t for t in op.inputs if t >= 0 and not graph.tensors[t].is_constant]
     try:
         model = write_model(graph, [op], inputs, op.outputs)
@@ -106,8 +119,21 @@ def check_operator(options: dict[str, Any], graph: "Graph", op: "Operator") -> s
     return _verdict(model, _key(options))
 
 
+def _align(n: int, to: int = 16) -> int:
+    return -(-n // to) * to
+
+
 def prepare_partition(options: dict[str, Any], graph: "Graph", partition: "Partition") -> "PreparedCall":
-    """Compile the partition with Vela into one command stream; refuse what the functional model cannot run."""
+    """Compile the partition with Vela into one command stream: one call of the partition kernel.
+
+    :raises Refusal: Vela's reason, or the first command or field the functional model does not implement.
+    """
+    import numpy as np
+    from tvmdevice.plugin import ParamsStruct, PreparedCall
+
+    from . import _ethosu
+    from .params import MAX_IO, PARTITION_PARAMS
+
     try:
         model = write_model(graph, partition.ops, partition.inputs, partition.outputs)
     except NotExpressible as e:
@@ -116,7 +142,37 @@ def prepare_partition(options: dict[str, Any], graph: "Graph", partition: "Parti
         compiled, _ = compile_raw(model, options)
     except VelaError as e:
         raise Refusal(f"Vela refused the partition: {_vela_reason(e)}") from None
-    why = stream_refusal(bytes(compiled.command_stream))
+    payload = bytes(compiled.command_stream)
+    read_only = bytes(compiled.read_only.data)
+    why, slots = stream_check(payload, _regions(compiled))
     figures = vela_figures(compiled, options)
-    shown = ", ".join(f"{k.removeprefix('vela_')}={v}" for k, v in figures.items())
-    raise Refusal(f"{why or 'the functional model runs no command stream yet'} (Vela's estimate: {shown})")
+    if why is not None:
+        shown = ", ".join(f"{k.removeprefix('vela_')}={v}" for k, v in figures.items())
+        raise Refusal(f"{why} (Vela's estimate: {shown})")
+    io = [*compiled.inputs, *compiled.outputs]
+    tensors = [graph.tensors[t] for t in (*partition.inputs, *partition.outputs)]
+    if len(io) != len(tensors) or len(io) > MAX_IO:
+        raise Refusal(f"Vela's raw output has {len(io)} inputs and outputs, the partition {len(tensors)} "
+                      f"(at most {MAX_IO})")
+    for place, tensor in zip(io, tensors):
+        if int(place.size) != tensor.nbytes or int(place.region) not in (1, 2):
+            raise Refusal(f"Vela places tensor {tensor.name!r} ({tensor.nbytes} B) as {place.size} B in region "
+                          f"{place.region}")
+    slots += slots % 2  # the decoder's workspace after the weights stays 4-byte aligned
+    scratch = int(compiled.scratch.size)
+    fast_offset = _align(scratch)
+    fast = int(compiled.scratch_fast.size)
+    work_offset = _align(fast_offset + fast)
+    pad = [0] * (MAX_IO - len(io))
+    params = ParamsStruct(
+        PARTITION_PARAMS,
+        command_stream=np.frombuffer(payload, np.uint8).copy(), command_stream_size=len(payload),
+        num_inputs=len(compiled.inputs), num_outputs=len(compiled.outputs),
+        read_only=np.frombuffer(read_only or b"\0", np.uint8).copy(), read_only_size=len(read_only),
+        scratch_size=scratch, fast_scratch_offset=fast_offset, fast_scratch_size=fast, work_offset=work_offset,
+        weight_slots=slots, io_region=[int(p.region) for p in io] + pad, io_offset=[int(p.address) for p in io] + pad,
+        io_size=[int(p.size) for p in io] + pad)
+    details = {**figures, "command_stream_bytes": len(payload), "read_only_bytes": len(read_only),
+               "vela_scratch_bytes": scratch, "vela_fast_scratch_bytes": fast}
+    return PreparedCall(f"tvmd_ethosu_partition{partition.index}", _ethosu.PARTITION_KERNEL, params,
+                        work_offset + int(_ethosu.work_bytes(slots)), details=details)

@@ -43,13 +43,16 @@ typedef struct {
   uint32_t ctrl;      /* its control field (ETHOSU_CMD0/1), or 0xFFFFFFFF for a driver action */
   uint32_t opcode;    /* its opcode (or the driver action) */
   uint32_t commands;  /* commands in the stream (when OK) */
+  const char* field;  /* for an operation: the register field the model does not implement, or NULL */
 } ethosu_stream_report_t;
 
-/* Walk a driver payload of `size` bytes; fill `report`; an ETHOSU_STREAM_* code. */
-int32_t ethosu_stream_check(const uint8_t* payload, uint32_t size, ethosu_stream_report_t* report);
+struct ethosu_npu;
 
-/* 1 when the functional model executes the command (ctrl, opcode), else 0. */
-int ethosu_command_implemented(uint32_t ctrl, uint32_t opcode);
+/* Walk a driver payload of `size` bytes, setting `npu`'s registers and checking (execute=0) or
+ * executing (execute=1) each operation; fill `report`; an ETHOSU_STREAM_* code.  Checking needs
+ * only the regions' sizes in `npu`; executing needs their memory and the working memory too. */
+int32_t ethosu_stream_run(const uint8_t* payload, uint32_t size, struct ethosu_npu* npu, int execute,
+                          ethosu_stream_report_t* report);
 
 #ifdef __cplusplus
 }
