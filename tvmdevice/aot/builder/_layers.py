@@ -151,8 +151,9 @@ class LayersMixin:
         return y
 
     def quantize(self, x: TensorRef, scale: float, zero_point: int = 0, dtype: str = "int8") -> TensorRef:
-        """QUANTIZE from float32 (or int8/int16, which requantizes) to int8 or int16 (``dtype``)."""
-        y = self._tensor(x.shape, TT.INT16 if dtype == "int16" else TT.INT8, scale, zero_point)
+        """QUANTIZE from float32 (or int8/int16, which requantizes) to int8, int16 or int32 (``dtype``)."""
+        ttype = {"int8": TT.INT8, "int16": TT.INT16, "int32": TT.INT32}[dtype]
+        y = self._tensor(x.shape, ttype, scale, zero_point)
         self._op(OPS.QUANTIZE, [x.index], [y.index])
         return y
 
