@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import TargetOptionError
+from .suggest import did_you_mean
 
 __all__ = ["TargetOption", "OPTION_TYPES"]
 
@@ -76,8 +77,9 @@ class TargetOption:
                 f"device {device!r}: option -{self.name} expects {self.type_name}, got {value!r}"
             ) from None
         if self.choices is not None and converted not in self.choices:
+            hint = did_you_mean(converted, self.choices) if isinstance(converted, str) else ""
             raise TargetOptionError(
-                f"device {device!r}: option -{self.name}={converted!r} is not one of {list(self.choices)}"
+                f"device {device!r}: option -{self.name}={converted!r} is not one of {list(self.choices)}{hint}"
             )
         if self.minimum is not None and converted < self.minimum:
             raise TargetOptionError(

@@ -87,6 +87,7 @@ ENTRY_POINT_GROUP = "tvmdevice"
 #: ``plugins/*/pyproject.toml``).
 PROJECT_PLUGINS: dict[str, tuple[str, str]] = {
     "cmsis-nn": ("tvmdevice-cmsis", "plugins/cmsis"),
+    "ethos-u": ("tvmdevice-ethosu", "plugins/ethosu"),
     "woofles": ("tvmdevice-woofles", "plugins/woofles"),
 }
 def _env_flag(name: str) -> bool:

@@ -97,13 +97,15 @@ def test_float_model_says_it_must_be_int8_quantized(tmp_path):
     ("cmsis_nn, c", ["did you mean 'cmsis-nn'?", "pip install ./plugins/cmsis"]),
     ("C", ["Device names are exact: did you mean 'c'?"]),
     ("c -mpcu=cortex-m55", ["has no option -mpcu (did you mean '-mcpu'?)"]),
-    ("ethos-u, c", ["No plugin of this project provides 'ethos-u'"]),
+    ("ethos_u, c", ["did you mean 'ethos-u'?", "pip install ./plugins/ethosu"]),
+    ("hexagon, c", ["No plugin of this project provides 'hexagon'"]),
 ])
 def test_target_problems_suggest_and_never_invent_a_package(target, words):
     env = {**os.environ, "TVMDEVICE_DISABLE_PLUGIN_AUTOLOAD": "1"}
     line = one_line_error(cli("run", "-t", target, env=env), *words)
     assert "c, woofles, c" not in line
-    for bad in ("tvmdevice-wofles", "tvmdevice-WOOFLES", "tvmdevice-cmsis_nn", "tvmdevice-ethos-u", "tvmdevice-C"):
+    for bad in ("tvmdevice-wofles", "tvmdevice-WOOFLES", "tvmdevice-cmsis_nn", "tvmdevice-ethos-u", "tvmdevice-ethos_u",
+                "tvmdevice-hexagon", "tvmdevice-C"):
         assert bad not in line
 
 

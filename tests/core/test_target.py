@@ -145,3 +145,15 @@ def test_distribution_qualified_names_choose_between_colliding_plugins(install_f
     assert toy.options == {"size": 4, "fast": False} and host.name == "c"
     with pytest.raises(TargetError, match="appears twice"):
         Target.parse("tvmdevice-toy:toy, tvmdevice-rival:toy, c", registry)
+
+
+def test_a_string_choice_suggests_the_close_values():
+    from tvmdevice.options import TargetOption
+
+    option = TargetOption("mode", str, "fast", choices=("fast", "small"))
+    with pytest.raises(TargetOptionError, match=r"-mode='smal' is not one of \['fast', 'small'\]; "
+                                                r"did you mean 'small'\?"):
+        option.convert("smal", "toy")
+    with pytest.raises(TargetOptionError) as far:
+        option.convert("zzzz", "toy")
+    assert "did you mean" not in str(far.value)

@@ -34,6 +34,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cpu", metavar="CPU", help="for an export: host, cortex-m55, cortex-m4 or cortex-m3")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                    help="for an export: the most one run may take (default: %(default)s)")
+    p.add_argument("--profile", action="store_true",
+                   help="for an export on a Cortex-M --cpu: also the instructions of each operator and device "
+                        "call of one run (a build with profiling marks), summing to that run's (a .tflite bench "
+                        "always shows each step's share)")
     add_input_args(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)
@@ -175,7 +179,7 @@ def _print_compare(rows: list[dict[str, Any]]) -> None:
 def _bench_export(args: argparse.Namespace) -> int:
     from ..errors import InvalidArgumentError
     from ..export.run import load_metadata, run_export
-    from .export_cmd import check_cpu
+    from .export_cmd import check_cpu, check_profile_cpu, print_profile
     from .inputs import export_specs
     from .stats import LatencyStats
 
@@ -183,6 +187,8 @@ def _bench_export(args: argparse.Namespace) -> int:
         raise InvalidArgumentError("--target does not apply to an export (its target is fixed); export again")
     meta = load_metadata(args.model)
     cpu = check_cpu(args.cpu)
+    if args.profile:
+        check_profile_cpu(cpu, "--profile")
     runs, warmup = _counts(args, export=True)
     samples = samples_from_args(args, export_specs(meta["inputs"]))
     sample = samples.inputs[0]
@@ -207,6 +213,9 @@ def _bench_export(args: argparse.Namespace) -> int:
         from pathlib import Path
 
         result["compare"] = _compare((Path(args.model) / model).read_bytes(), sample, first.outputs, runs, 0, None)
+    profile = run_export(args.model, cpu, sample, timeout=args.timeout, profile=True).profile if args.profile else None
+    if profile is not None:
+        result.update(profile=profile.to_json(), operators=profile.operators())
     if args.json:
         print_json(result)
         return 0
@@ -217,4 +226,8 @@ def _bench_export(args: argparse.Namespace) -> int:
     print(f"  wall time per whole run, process start included: {stats.line()}")
     print(f"  flash {result['flash']['total']:,} B; RAM {result['ram']['total']:,} B (stack included)")
     _print_compare(result.get("compare", []))
+    if profile is not None:
+        from rich.console import Console
+
+        print_profile(Console(highlight=False, soft_wrap=True), profile)
     return 0

@@ -37,8 +37,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="write outputs as output_<k>.npy (row i = sample i when there are several) and the "
                         "sample names, one a line, as samples.txt")
     add_output_args(p)
-    p.add_argument("--profile", action="store_true", help="print per-operator device and time")
-    p.add_argument("--trace", metavar="OUT.json", help="write a Chrome/Perfetto trace of lifecycle, copies, kernels")
+    p.add_argument("--profile", action="store_true",
+                   help="print per-operator device and time; for an export on a Cortex-M --cpu, the instructions "
+                        "of each operator and device call of the measured run, summing to the whole run")
+    p.add_argument("--trace", metavar="OUT.json",
+                   help="write a Chrome/Perfetto trace of lifecycle, copies, kernels; for an export on a Cortex-M "
+                        "--cpu, of the measured firmware run with instructions as time")
     p.add_argument("--strict", action="store_true", help="refuse host fallback for operators accelerators declined")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
     p.set_defaults(func=run)

@@ -1,0 +1,20 @@
+"""Build the ethos-u extension with the core's build helper (:mod:`tvmdevice.build`).
+
+The device struct (``tvmdevice_ethosu/device.py``) and the partition
+kernel's params struct (``params.py``) are declared once, as tvmdevice
+Layouts; the helper generates ``tvm_device_ethos_u.h`` and
+``tvmd_ethos_u_params.h`` from them into
+the build directory and compiles the portable C sources and the Cython
+binding, as one extension, against those headers and the core's headers.
+"""
+
+from pathlib import Path
+
+from setuptools import setup
+from tvmdevice.build import extensions, setup_options
+
+HERE = Path(__file__).resolve().parent
+setup(ext_modules=extensions(
+    {"tvmdevice_ethosu._ethosu": ["tvmdevice_ethosu/_ethosu.pyx", "tvmdevice_ethosu/csrc/*.c"]},
+    declarations="tvmdevice_ethosu.device", params="PARAMS", extra_compile_args=["-O2"], root=HERE),
+    options=setup_options(HERE))

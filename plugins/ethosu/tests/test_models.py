@@ -1,0 +1,76 @@
+"""The four shared models on the functional model: placement, and bit-exactness with tflite-micro.
+
+Every tensor a partition hands back (its outputs) is compared with TFLM's, not only the model's
+outputs (a SOFTMAX output on random inputs is nearly one-hot and would hide differences).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tvmdevice.testing.oracle import tflm_run
+
+import tvmdevice_ethosu
+
+#: model -> (operators on ethos-u, (declined operator type, the command named)...)
+EXPECTED = {
+    "hello_world_int8": (3, ()),
+    "ad_fc_autoencoder_int8": (10, ()),
+    "micro_speech_int8": (2, (("SOFTMAX", "NPU_OP_POOL"),)),
+    "kws_dscnn_int8": (10, (("AVERAGE_POOL_2D", "NPU_OP_POOL"), ("SOFTMAX", "NPU_OP_POOL"))),
+}
+
+
+@pytest.fixture(scope="module")
+def compiled(registry, models_dir):
+    from tvmdevice.aot.compiler import compile
+
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            path = models_dir / f"{name}.tflite"
+            cache[name] = (path.read_bytes(), compile(str(path), "ethos-u, c", registry=registry,
+                                                        preserve_all_tensors=True))
+        return cache[name]
+
+    return get
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_placement(compiled, name):
+    _, module = compiled(name)
+    on_npu, declined = EXPECTED[name]
+    ops = [p for p in module.placement.ops if not p.is_view]
+    assert sum(p.device == "ethos-u" for p in ops) == on_npu
+    refused = [(p.op_type, reason) for p in ops if p.device != "ethos-u" for _, reason in p.declined]
+    assert len(refused) == len(declined)
+    for (op_type, reason), (want_type, command) in zip(refused, declined):
+        assert op_type == want_type and f"does not implement {command}" in reason, reason
+    for part in module.placement.partitions:
+        details = module.prepared[part.first].details
+        assert details["vela_npu_cycles"] > 0 and details["vela_macs"] > 0
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_bit_exact_with_tflite_micro(compiled, name):
+    model, module = compiled(name)
+    rng = np.random.default_rng(23)
+    partition_outputs = [t for part in module.placement.partitions for t in part.outputs]
+    with module.executor() as ex:
+        shapes = [module.graph.tensors[i].shape for i in module.graph.inputs]
+        for _ in range(3):
+            xs = [rng.integers(-128, 128, size=s, dtype=np.int8) for s in shapes]
+            ys = ex.run(xs)
+            ref = tflm_run(model, xs)
+            for t in partition_outputs:
+                want = ref.tensor(t, module.graph.tensors[t].shape)
+                np.testing.assert_array_equal(ex.tensor(t), want, err_msg=f"tensor {t}")
+            for k, y in enumerate(ys):
+                np.testing.assert_array_equal(np.asarray(y).reshape(ref.output(k).shape), ref.output(k))
+        device = next(d for d in ex.devices if d.type.name == "ethos-u")
+        counters = tvmdevice_ethosu.counters(device)
+    macs = sum(module.prepared[p.first].details["vela_macs"] for p in module.placement.partitions)
+    assert counters["launches"] == 3 * len(module.placement.partitions)
+    assert counters["macs"] == 3 * macs
+    assert counters["commands"] > 0 and counters["operations"] > 0

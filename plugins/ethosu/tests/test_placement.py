@@ -1,0 +1,47 @@
+"""Placement by Vela's rules: Vela's reasons for what it leaves to the CPU, the stream check for the rest."""
+
+from __future__ import annotations
+
+from tvmdevice.aot.builder import single_op_model
+from tvmdevice.aot.frontend import load_tflite
+
+from tvmdevice_ethosu.device import DEVICE_TYPE
+from tvmdevice_ethosu.placement import check_operator
+from tvmdevice_ethosu.submodel import write_model
+from tvmdevice_ethosu.vela_compile import compile_raw
+
+OPTIONS = DEVICE_TYPE.default_options()
+
+
+def _only_op(model: bytes):
+    graph = load_tflite(model)
+    return graph, graph.operators[0]
+
+
+def test_an_operator_vela_leaves_to_the_cpu_is_declined_with_vela_s_reason():
+    graph, op = _only_op(single_op_model("LOG_SOFTMAX"))
+    reason = check_operator(OPTIONS, graph, op)
+    assert reason is not None and reason.startswith("Vela leaves it to the CPU: ") and "LOG_SOFTMAX" in reason
+
+
+def test_an_operator_whose_options_cannot_be_written_is_declined_saying_so():
+    graph, op = _only_op(single_op_model("SVDF"))
+    assert check_operator(OPTIONS, graph, op) == "cannot be handed to Vela: SVDF's options cannot be written for Vela"
+
+
+def test_an_operator_vela_places_passes_the_check():
+    graph, op = _only_op(single_op_model("CONV_2D"))
+    assert check_operator(OPTIONS, graph, op) is None
+
+
+def test_a_written_operator_compiles_as_the_original_model():
+    # The submodel writer hands Vela the same operator: the same command stream and weights.
+    model = single_op_model("DEPTHWISE_CONV_2D", (1, 6, 6, 4), stride=2, padding="SAME")
+    graph, op = _only_op(model)
+    written = write_model(graph, [op], [graph.inputs[0]], op.outputs)
+    a, _ = compile_raw(model, OPTIONS)
+    b, _ = compile_raw(written, OPTIONS)
+    assert bytes(a.command_stream) == bytes(b.command_stream)
+    assert bytes(a.read_only.data) == bytes(b.read_only.data)
+
+

@@ -1,0 +1,93 @@
+"""The command-stream check (csrc/ethosu_stream.c) on Vela's own payloads and on hand-made ones."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+from tvmdevice.aot.builder import single_op_model
+
+from tvmdevice_ethosu import _ethosu
+from tvmdevice_ethosu.device import DEVICE_TYPE
+from tvmdevice_ethosu.placement import command_name, stream_refusal
+from tvmdevice_ethosu.vela_compile import compile_raw
+
+
+def check(payload: bytes, regions=()):
+    return _ethosu.stream_check(np.frombuffer(payload, dtype=np.uint8), regions)
+
+
+def payload(*commands: int) -> bytes:
+    """A COP1 payload as Vela lays it out: CONFIG (3 words), NOPs to align, CMDSTREAM, the commands."""
+    words = [0x31504F43, 0x0001_0001, 0, 0]
+    while (len(words) + 1) % 4:
+        words.append(0x05)
+    words.append(0x02 | (len(commands) << 16))
+    return struct.pack(f"<{len(words) + len(commands)}I", *words, *commands)
+
+
+def test_settings_and_stop_are_accepted_and_counted():
+    # NPU_SET_IFM_PAD_TOP (cmd0 0x103), NPU_SET_IFM_BASE0 (cmd1 0x000) + payload, NPU_OP_STOP
+    code, _, _, _, commands, _, _ = check(payload(0x0001_0103, 0x4000, 0x1234, 0xFFFF_0000))
+    assert (code, commands) == (_ethosu.STREAM_OK, 3)
+
+
+def test_an_operation_the_model_lacks_is_refused_naming_it():
+    code, word, ctrl, opcode, _, field, _ = check(payload(0x0001_0103, 0x0000_0005, 0xFFFF_0000))
+    assert code == _ethosu.STREAM_UNSUPPORTED
+    assert (word, command_name(ctrl, opcode), field) == (9, "NPU_OP_POOL", None)
+
+
+def test_a_field_the_model_lacks_is_refused_naming_it():
+    # NPU_OP_CONV with the IFM precision left at unsigned 8-bit (0): the model runs signed 8-bit only
+    code, _, ctrl, opcode, _, field, _ = check(payload(0x0000_0105, 0x0000_0002, 0xFFFF_0000))
+    assert code == _ethosu.STREAM_UNSUPPORTED
+    assert (command_name(ctrl, opcode), field) == ("NPU_OP_CONV", "IFM_PRECISION (not signed 8-bit)")
+
+
+def _claiming(length: int, *commands: int) -> bytes:
+    """A payload whose CMDSTREAM action claims ``length`` words but holds ``commands``."""
+    data = bytearray(payload(*commands))
+    data[28:32] = struct.pack("<I", 0x02 | (length << 16))
+    return bytes(data)
+
+
+@pytest.mark.parametrize("data", [
+    b"COP2" + payload(0xFFFF_0000)[4:],  # not COP1
+    payload(0x4000),                    # a cmd1 without its payload word
+    _claiming(5, 0xFFFF_0000),          # a length beyond the payload
+    b"COP1",                            # no command stream action
+    payload(0xC000),                    # control field 3
+    b"",
+])
+def test_malformed_payloads_are_refused(data):
+    assert check(data)[0] == _ethosu.STREAM_MALFORMED
+
+
+def test_the_well_formed_twin_of_each_malformed_payload_passes():
+    assert check(payload(0x4000, 0))[0] == _ethosu.STREAM_OK
+    assert check(_claiming(1, 0xFFFF_0000))[0] == _ethosu.STREAM_OK
+
+
+def _vela(op_type: str, shape):
+    compiled, _ = compile_raw(single_op_model(op_type, shape), DEVICE_TYPE.default_options())
+    regions = [len(bytes(compiled.read_only.data)), compiled.scratch.size, compiled.scratch_fast.size]
+    return bytes(compiled.command_stream), regions
+
+
+def test_vela_s_stream_for_a_fully_connected_is_accepted():
+    data, regions = _vela("FULLY_CONNECTED", (1, 8))
+    assert data[:4] == b"COP1"
+    assert stream_refusal(data, regions) is None
+
+
+def test_vela_s_stream_for_an_average_pool_is_refused_at_its_pooling():
+    data, regions = _vela("AVERAGE_POOL_2D", (1, 8, 8, 4))
+    reason = stream_refusal(data, regions)
+    assert reason is not None and reason.startswith("the functional model does not implement NPU_OP_POOL")
+
+
+def test_a_region_too_small_for_the_stream_is_refused():
+    data, regions = _vela("FULLY_CONNECTED", (1, 8))
+    assert stream_refusal(data, [regions[0], 0, 0]) is not None

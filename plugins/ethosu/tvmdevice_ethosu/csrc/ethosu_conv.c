@@ -1,0 +1,293 @@
+/*
+ * NPU_OP_CONV and NPU_OP_DEPTHWISE: a convolution over the IFM with the
+ * weights the stream points at (Vela's compressed weight stream, decoded by
+ * ethosu_weights.c, in the order Vela's weight encoder lays them out), and
+ * per-channel bias/scale records, rescaled as TOSA's RESCALE defines it.
+ *
+ * Every field value this file does not implement is refused by name in check
+ * mode, before anything runs: 8-bit signed IFM and OFM only, NHWC or
+ * NHCWB16, one IFM/OFM tile, no upscaling, 32-bit accumulators, per-channel
+ * scaling with TFL (double) rounding, clamping activation only.
+ */
+#include <string.h>
+
+#include "ethosu_npu.h"
+#include "ethosu_weights.h"
+
+#define REG(npu, r) ((npu)->reg16[(r) - 0x100])
+
+static int32_t sext16(uint16_t v) { return (int32_t)(int16_t)v; }
+
+static uint64_t reg_addr(const ethosu_npu_t* npu, uint32_t r) {
+  return (uint64_t)npu->hi32[r] << 32 | npu->reg32[r];
+}
+
+/* A feature map as its registers describe it. */
+typedef struct {
+  uint32_t region;
+  uint64_t base;
+  uint64_t stride_x, stride_y, stride_c;
+  int32_t h, w, c;
+  int nhcwb16;
+  int32_t zero_point;
+  const int8_t* data; /* execute mode */
+} fmap_t;
+
+static uint64_t fm_offset(const fmap_t* f, int32_t y, int32_t x, int32_t c) {
+  uint64_t off = f->base + (uint64_t)y * f->stride_y + (uint64_t)x * f->stride_x;
+  if (f->nhcwb16) return off + (uint64_t)(c / 16) * f->stride_c + (uint64_t)(c % 16);
+  return off + (uint64_t)c;
+}
+
+static int refuse(ethosu_npu_t* npu, const char* what) {
+  npu->unsupported = what;
+  return 1;
+}
+
+/* The fields common to every feature map: region, bounds. */
+static int fm_in_region(ethosu_npu_t* npu, const fmap_t* f, const char* what) {
+  uint64_t last;
+  if (f->region >= ETHOSU_REGIONS) return refuse(npu, what);
+  if (f->h <= 0 || f->w <= 0 || f->c <= 0) return refuse(npu, what);
+  last = fm_offset(f, f->h - 1, f->w - 1, f->c - 1);
+  if (f->nhcwb16) {
+    const uint64_t brick_end = fm_offset(f, f->h - 1, f->w - 1, ((f->c - 1) / 16) * 16 + 15);
+    if (brick_end > last) last = brick_end;
+  }
+  if (last >= npu->region_size[f->region]) return refuse(npu, what);
+  return 0;
+}
+
+/* TOSA RESCALE's apply_scale_32 (TOSA specification 0.80+, "Integer scaling"): with double rounding
+ * (the NPU's TFL round mode) a right shift above 31 rounds twice, as TFLite's reference does. */
+static int64_t apply_scale(int64_t value, int64_t multiplier, int32_t shift) {
+  int64_t round = shift > 0 ? (int64_t)1 << (shift - 1) : 0;
+  int64_t product;
+  if (shift > 31) round += value >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
+  product = value * multiplier + round;
+  return product >> shift; /* arithmetic: the specification's >> on int64 */
+}
+
+/* The order Vela's Ethos-U55 weight encoder writes weights in (EthosUWeightOrdering in Vela's
+ * ethos_u55_weight_encoder.cpp): calls `put` with each encoded position's (o, y, x, i), or -1
+ * for a padding position. */
+typedef struct {
+  int32_t ofm_depth, ifm_depth, kh, kw;
+  int32_t ofm_block_depth, ifm_block_depth, ofm_ublock, ifm_ublock, decomp_x, decomp_y, round;
+  int depthwise, part_kernel;
+} order_t;
+
+/* With `ohwi` NULL, only counts the positions (the layout's length). */
+static int64_t place_weights(const order_t* o, const int16_t* decoded, int64_t count, int16_t* ohwi) {
+  int64_t n = 0;
+  int32_t ob, ib, sy, sx, outer, ou, el, inner, oz, iz;
+  const int32_t src_i = o->depthwise ? 1 : o->ifm_depth;
+  for (ob = 0; ob < o->ofm_depth; ob += o->ofm_block_depth) {
+    const int32_t ob_depth = o->ofm_depth - ob < o->ofm_block_depth ? o->ofm_depth - ob : o->ofm_block_depth;
+    for (ib = 0; ib < (o->depthwise ? 1 : o->ifm_depth); ib += o->ifm_block_depth) {
+      int32_t ib_depth = o->depthwise ? o->ifm_ublock : o->ifm_block_depth;
+      if (!o->depthwise && o->part_kernel && o->ifm_depth - ib < ib_depth) ib_depth = o->ifm_depth - ib;
+      for (sy = 0; sy < o->kh; sy += o->decomp_y) {
+        const int32_t sub_h = o->kh - sy < o->decomp_y ? o->kh - sy : o->decomp_y;
+        for (sx = 0; sx < o->kw; sx += o->decomp_x) {
+          const int32_t sub_w = o->kw - sx < o->decomp_x ? o->kw - sx : o->decomp_x;
+          const int32_t elements = (sub_w * sub_h + o->round - 1) / o->round * o->round;
+          const int32_t outer_depth = o->part_kernel ? ib_depth : 1;
+          const int32_t inner_depth = o->part_kernel ? 1 : ib_depth;
+          for (outer = 0; outer < outer_depth; outer += o->ifm_ublock) {
+            for (ou = 0; ou < ob_depth; ou += o->ofm_ublock) {
+              for (el = 0; el < elements; el++) {
+                const int32_t kx = el % sub_w, ky = el / sub_w;
+                for (inner = 0; inner < inner_depth; inner += o->ifm_ublock) {
+                  for (oz = 0; oz < o->ofm_ublock; oz++) {
+                    for (iz = 0; iz < (o->depthwise ? 1 : o->ifm_ublock); iz++) {
+                      const int32_t i = ib + inner + outer + iz, oc = ob + ou + oz;
+                      if (n >= count) return -1; /* the stream holds fewer weights than the layout */
+                      if (ohwi != NULL && i < src_i && oc < o->ofm_depth && ky < sub_h) {
+                        ohwi[((int64_t)(oc * o->kh + sy + ky) * o->kw + sx + kx) * src_i + i] = decoded[n];
+                      }
+                      n++;
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return n;
+}
+
+int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
+  const int depthwise = opcode == ETHOSU_OP_DEPTHWISE;
+  const uint32_t ifm_prec = REG(npu, R_IFM_PRECISION), ofm_prec = REG(npu, R_OFM_PRECISION);
+  const uint32_t kstride = REG(npu, R_KERNEL_STRIDE), act = REG(npu, R_ACTIVATION);
+  const int32_t stride_x = 1 + (int32_t)((kstride & 1u) | ((kstride >> 6 & 1u) << 1));
+  const int32_t stride_y = 1 + (int32_t)((kstride >> 1 & 1u) | ((kstride >> 9 & 1u) << 1));
+  const int32_t dil_x = 1 + (int32_t)(kstride >> 3 & 1u), dil_y = 1 + (int32_t)(kstride >> 4 & 1u);
+  const int32_t kh_ext = REG(npu, R_KERNEL_HEIGHT_M1) + 1, kw_ext = REG(npu, R_KERNEL_WIDTH_M1) + 1;
+  const int32_t kh = (kh_ext - 1) / dil_y + 1, kw = (kw_ext - 1) / dil_x + 1;
+  const int32_t pad_top = REG(npu, R_IFM_PAD_TOP), pad_left = REG(npu, R_IFM_PAD_LEFT);
+  const int32_t pad_bottom = REG(npu, R_IFM_PAD_BOTTOM), pad_right = REG(npu, R_IFM_PAD_RIGHT);
+  const int32_t act_min = sext16(REG(npu, R_ACTIVATION_MIN)), act_max = sext16(REG(npu, R_ACTIVATION_MAX));
+  fmap_t in, out;
+  order_t order;
+  uint32_t wregion, sregion;
+  uint64_t wbase, wlen, sbase, slen, weight_count;
+  int32_t oy, ox, oc;
+
+  npu->unsupported = NULL;
+  if ((ifm_prec & 1u) != 1u || (ifm_prec >> 2 & 3u) != 0u) return refuse(npu, "IFM_PRECISION (not signed 8-bit)");
+  if ((ifm_prec >> 6 & 3u) > 1u) return refuse(npu, "IFM_PRECISION format");
+  if ((ifm_prec >> 14 & 3u) != 0u) return refuse(npu, "IFM_PRECISION round_mode (not TFL)");
+  if ((ofm_prec & 1u) != 1u || (ofm_prec >> 1 & 3u) != 0u) return refuse(npu, "OFM_PRECISION (not signed 8-bit)");
+  if ((ofm_prec >> 6 & 3u) > 1u) return refuse(npu, "OFM_PRECISION format");
+  if ((ofm_prec >> 8 & 1u) != 0u) return refuse(npu, "OFM_PRECISION scale_mode (not per channel)");
+  if ((ofm_prec >> 14 & 3u) != 0u) return refuse(npu, "OFM_PRECISION round_mode (not TFL)");
+  if (REG(npu, R_IFM_UPSCALE) != 0u) return refuse(npu, "IFM_UPSCALE");
+  if (REG(npu, R_ACC_FORMAT) != 0u) return refuse(npu, "ACC_FORMAT (not 32-bit integer)");
+  if ((act & 0xFFFu) != 0u) return refuse(npu, "ACTIVATION function (a LUT, TANH or SIGMOID)");
+  if ((act >> 12 & 0xFu) != 0u) return refuse(npu, "ACTIVATION clip range");
+  if ((kstride >> 5 & 1u) != 0u) return refuse(npu, "KERNEL_STRIDE decomposition");
+  if (npu->set32[R1_WEIGHT1_LENGTH] && npu->reg32[R1_WEIGHT1_LENGTH] != 0u) return refuse(npu, "WEIGHT1 (dual core)");
+  if (npu->ofm_ublock_depth == 0u) return refuse(npu, "CONFIG (no Ethos-U55 configuration)");
+
+  in.region = REG(npu, R_IFM_REGION) & 7u;
+  in.base = reg_addr(npu, R1_IFM_BASE0);
+  in.stride_x = reg_addr(npu, R1_IFM_STRIDE_X);
+  in.stride_y = reg_addr(npu, R1_IFM_STRIDE_Y);
+  in.stride_c = reg_addr(npu, R1_IFM_STRIDE_C);
+  in.h = REG(npu, R_IFM_HEIGHT0_M1) + 1;
+  in.w = REG(npu, R_IFM_WIDTH0_M1) + 1;
+  in.c = REG(npu, R_IFM_DEPTH_M1) + 1;
+  in.nhcwb16 = (int)(ifm_prec >> 6 & 3u);
+  in.zero_point = sext16(REG(npu, R_IFM_ZERO_POINT));
+  out.region = REG(npu, R_OFM_REGION) & 7u;
+  out.base = reg_addr(npu, R1_OFM_BASE0);
+  out.stride_x = reg_addr(npu, R1_OFM_STRIDE_X);
+  out.stride_y = reg_addr(npu, R1_OFM_STRIDE_Y);
+  out.stride_c = reg_addr(npu, R1_OFM_STRIDE_C);
+  out.h = REG(npu, R_OFM_HEIGHT_M1) + 1;
+  out.w = REG(npu, R_OFM_WIDTH_M1) + 1;
+  out.c = REG(npu, R_OFM_DEPTH_M1) + 1;
+  out.nhcwb16 = (int)(ofm_prec >> 6 & 3u);
+  out.zero_point = sext16(REG(npu, R_OFM_ZERO_POINT));
+  if (REG(npu, R_OFM_HEIGHT0_M1) != REG(npu, R_OFM_HEIGHT_M1) || REG(npu, R_OFM_WIDTH0_M1) != REG(npu, R_OFM_WIDTH_M1)) {
+    return refuse(npu, "OFM tiles (OFM_HEIGHT0_M1/OFM_WIDTH0_M1 short of the OFM)");
+  }
+  /* Every IFM read past tile 0 must fall in the bottom/right padding: no other tile is read. */
+  if ((out.h - 1) * stride_y - pad_top + kh_ext - 1 >= in.h + pad_bottom ||
+      (out.w - 1) * stride_x - pad_left + kw_ext - 1 >= in.w + pad_right) {
+    return refuse(npu, "IFM tiles (reads beyond IFM tile 0)");
+  }
+  if (depthwise && in.c != out.c) return refuse(npu, "DEPTHWISE depth multiplier");
+  if (fm_in_region(npu, &in, "IFM addresses (outside the region)")) return 1;
+  if (fm_in_region(npu, &out, "OFM addresses (outside the region)")) return 1;
+
+  wregion = REG(npu, R_WEIGHT_REGION) & 7u;
+  sregion = REG(npu, R_SCALE_REGION) & 7u;
+  wbase = reg_addr(npu, R1_WEIGHT_BASE);
+  wlen = npu->reg32[R1_WEIGHT_LENGTH];
+  sbase = reg_addr(npu, R1_SCALE_BASE);
+  slen = npu->reg32[R1_SCALE_LENGTH];
+  if (wbase + wlen > npu->region_size[wregion] || wlen == 0u) return refuse(npu, "WEIGHT_BASE/LENGTH");
+  if (sbase + slen > npu->region_size[sregion] || slen < 10u * (uint64_t)out.c) return refuse(npu, "SCALE_BASE/LENGTH");
+
+  weight_count = (uint64_t)out.c * (uint64_t)kh * (uint64_t)kw * (uint64_t)(depthwise ? 1 : in.c);
+  order.ofm_depth = out.c;
+  order.ifm_depth = depthwise ? 1 : in.c;
+  order.kh = kh;
+  order.kw = kw;
+  order.ofm_block_depth = REG(npu, 0x117) + 1; /* OFM_BLK_DEPTH_M1: the weight encoder's OFM block */
+  order.part_kernel = (int)(kstride >> 2 & 1u);
+  order.depthwise = depthwise;
+  order.ifm_block_depth = order.part_kernel ? 16 : 32;
+  order.ofm_ublock = (int32_t)npu->ofm_ublock_depth;
+  order.ifm_ublock = (int32_t)npu->ifm_ublock_depth;
+  order.decomp_x = 8 / dil_x;
+  order.decomp_y = 8 / dil_y;
+  order.round = depthwise ? 4 : order.part_kernel ? 4 : 1;
+  {
+    /* working memory: the dense weights, then the decoded stream (the layout's length) */
+    const uint64_t need = weight_count + (uint64_t)place_weights(&order, NULL, INT64_MAX, NULL);
+    if (need > UINT32_MAX) return refuse(npu, "weights (over 4G)");
+    if (need > npu->weight_slots_needed) npu->weight_slots_needed = (uint32_t)need;
+    if (execute && need > npu->weights_capacity) return refuse(npu, "weights (beyond the working memory)");
+  }
+  if (!execute) return 0;
+
+  {
+    /* decode into the tail of the working memory, place into its head */
+    int16_t* dense = npu->weights;
+    int16_t* decoded = npu->weights + weight_count;
+    const int32_t n = ethosu_mlw_decode(npu->region[wregion] + wbase, (uint32_t)wlen, decoded,
+                                        (uint32_t)(npu->weights_capacity - weight_count), npu->mlw_work);
+    if (n < 0) return refuse(npu, "weight stream (malformed)");
+    memset(dense, 0, (size_t)weight_count * sizeof(int16_t));
+    if (place_weights(&order, decoded, n, dense) < 0) return refuse(npu, "weight stream (shorter than its layout)");
+  }
+  in.data = (const int8_t*)(npu->region[in.region]);
+  for (oc = 0; oc < out.c; oc++) {
+    const uint8_t* rec = npu->region[sregion] + sbase + 10u * (uint64_t)oc;
+    int64_t bias = (int64_t)((uint64_t)rec[0] | (uint64_t)rec[1] << 8 | (uint64_t)rec[2] << 16 |
+                             (uint64_t)rec[3] << 24 | (uint64_t)rec[4] << 32);
+    const int64_t scale = (int64_t)((uint32_t)rec[5] | (uint32_t)rec[6] << 8 | (uint32_t)rec[7] << 16 |
+                                    (uint32_t)rec[8] << 24);
+    const int32_t shift = rec[9] & 0x3F;
+    if (bias & ((int64_t)1 << 39)) bias -= (int64_t)1 << 40; /* 40-bit signed */
+    for (oy = 0; oy < out.h; oy++) {
+      for (ox = 0; ox < out.w; ox++) {
+        int64_t acc = 0, v;
+        int32_t ky, kx, ic;
+        for (ky = 0; ky < kh; ky++) {
+          const int32_t iy = oy * stride_y - pad_top + ky * dil_y;
+          if (iy < 0 || iy >= in.h) continue; /* padding reads the zero point: contributes nothing */
+          for (kx = 0; kx < kw; kx++) {
+            const int32_t ix = ox * stride_x - pad_left + kx * dil_x;
+            if (ix < 0 || ix >= in.w) continue;
+            if (depthwise) {
+              acc += (int64_t)(in.data[fm_offset(&in, iy, ix, oc)] - in.zero_point) *
+                     npu->weights[((int64_t)oc * kh + ky) * kw + kx];
+            } else {
+              const int16_t* w = npu->weights + ((int64_t)(oc * kh + ky) * kw + kx) * in.c;
+              for (ic = 0; ic < in.c; ic++) {
+                acc += (int64_t)(in.data[fm_offset(&in, iy, ix, ic)] - in.zero_point) * w[ic];
+              }
+            }
+          }
+        }
+        v = apply_scale(acc + bias, scale, shift) + out.zero_point;
+        if (v < act_min) v = act_min;
+        if (v > act_max) v = act_max;
+        if (v < -128) v = -128;
+        if (v > 127) v = 127;
+        ((int8_t*)npu->region[out.region])[fm_offset(&out, oy, ox, oc)] = (int8_t)v;
+      }
+    }
+  }
+  npu->macs += (uint64_t)out.h * (uint64_t)out.w * weight_count;
+  return 0;
+}
+
+int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute) {
+  const uint32_t src_r = REG(npu, R_DMA0_SRC_REGION), dst_r = REG(npu, R_DMA0_DST_REGION);
+  const uint64_t src = reg_addr(npu, R1_DMA0_SRC), dst = reg_addr(npu, R1_DMA0_DST);
+  const uint64_t len = reg_addr(npu, R1_DMA0_LEN);
+  npu->unsupported = NULL;
+  if ((src_r >> 8 & 1u) || (dst_r >> 8 & 1u)) return refuse(npu, "DMA0 region_mode (internal)");
+  if ((src_r >> 9 & 3u) || (dst_r >> 9 & 3u)) return refuse(npu, "DMA0 stride_mode (not 1-D)");
+  if ((src_r & 0xFFu) >= ETHOSU_REGIONS || (dst_r & 0xFFu) >= ETHOSU_REGIONS) return refuse(npu, "DMA0 region");
+  if (src + len > npu->region_size[src_r & 0xFFu] || dst + len > npu->region_size[dst_r & 0xFFu]) {
+    return refuse(npu, "DMA0 addresses (outside the region)");
+  }
+  if (!execute) return 0;
+  memmove(npu->region[dst_r & 0xFFu] + dst, npu->region[src_r & 0xFFu] + src, (size_t)len);
+  npu->dma_bytes += len;
+  return 0;
+}
+
+uint64_t ethosu_work_bytes(uint32_t weight_slots) {
+  return (uint64_t)weight_slots * sizeof(int16_t) + (uint64_t)ETHOSU_MLW_WORKSPACE * sizeof(int32_t);
+}

@@ -1,0 +1,178 @@
+"""Placement by Vela's own rules, and the partition's compilation.
+
+An operator passes the device's check when Vela, compiling it alone with the
+device's options, places it on the NPU (its supported-operator checks decide;
+their reason is the refusal's) and the functional model implements every
+command and field of the command stream Vela made for it (``csrc/``: the first
+command or field it does not implement is named).  Consecutive operators that
+pass form a partition, which Vela compiles once, into one command stream that
+the same check decides again; the partition becomes one call of the partition
+kernel (``csrc/ethosu_kernel.c``), with Vela's estimate in its details.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING, Any
+
+from tvmdevice.plugin import Refusal
+
+from .submodel import NotExpressible, write_model
+from .vela_compile import VelaError, clock_hz, compile_raw
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tvmdevice.ir import Graph, Operator
+    from tvmdevice.kernel import PreparedCall
+    from tvmdevice.partition import Partition
+
+__all__ = ["check_operator", "prepare_partition", "vela_figures", "command_name", "stream_refusal"]
+
+_REASON = re.compile(r"^Reason:\s*(.+)$", re.MULTILINE)
+
+
+def _vela_reason(error: VelaError) -> str:
+    reasons = list(dict.fromkeys(_REASON.findall(error.log)))
+    return "; ".join(reasons) if reasons else str(error).removeprefix("Compilation failed: ").strip()
+
+
+def command_name(ctrl: int, opcode: int) -> str:
+    """The name Vela's register definitions give a command word's (control, opcode), or a driver action's."""
+    from ethosu.vela.ethos_u55_regs import ethos_u55_regs as regs
+
+    if ctrl == 0xFFFFFFFF:
+        return f"driver action {opcode:#x}"
+    table = regs.cmd0 if ctrl == 0 else regs.cmd1
+    try:
+        return str(table(opcode).name)
+    except ValueError:
+        return f"unknown cmd{ctrl} opcode {opcode:#x}"
+
+
+def _regions(compiled: Any) -> list[int]:
+    """The sizes of the regions Vela's raw output addresses: 0 read-only, 1 scratch, 2 fast scratch."""
+    return [len(bytes(compiled.read_only.data)), int(compiled.scratch.size), int(compiled.scratch_fast.size)]
+
+
+def stream_check(payload: bytes, regions: list[int]) -> tuple[str | None, int]:
+    """Why the functional model cannot run this driver payload (None when it can), and the decoded
+    weights its working memory must hold."""
+    import numpy as np
+
+    from . import _ethosu
+
+    code, word, ctrl, opcode, _, field, slots = _ethosu.stream_check(np.frombuffer(payload, dtype=np.uint8),
+                                                                      regions)
+    if code == _ethosu.STREAM_OK:
+        return None, int(slots)
+    if code == _ethosu.STREAM_MALFORMED:
+        return f"Vela's command stream is malformed at word {word}", 0
+    what = command_name(ctrl, opcode) + (f" with this {field}" if field else "")
+    return f"the functional model does not implement {what} (command stream word {word})", 0
+
+
+def stream_refusal(payload: bytes, regions: list[int] | None = None) -> str | None:
+    """Why the functional model cannot run this driver payload, or None when it can."""
+    return stream_check(payload, regions or [])[0]
+
+
+def vela_figures(compiled: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """Vela's estimates for a compiled model: NPU cycles, time at the system config's clock, SRAM, flash, MACs."""
+    perf = compiled.perf_report
+    memories = perf.memories
+    hz = clock_hz(options)
+
+    def peak(name: str) -> int:
+        return int(memories[name].peakUsage) if name in memories else 0
+
+    return {
+        "vela_npu_cycles": int(perf.npuCycles),
+        "vela_time_us": round(int(perf.npuCycles) / hz * 1e6, 3),
+        "vela_clock_mhz": round(hz / 1e6, 3),
+        "vela_sram_bytes": peak("Sram"),
+        "vela_flash_bytes": peak("OffChipFlash"),
+        "vela_macs": int(perf.macCount),
+        "vela_npu_operations": int(perf.npuOps),
+    }
+
+
+def _key(options: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(options.items()))
+
+
+@functools.lru_cache(maxsize=512)
+def _verdict(model: bytes, key: tuple[tuple[str, Any], ...]) -> str | None:
+    try:
+        compiled, _ = compile_raw(model, dict(key))
+    except VelaError as e:
+        return f"Vela leaves it to the CPU: {_vela_reason(e)}"
+    return stream_check(bytes(compiled.command_stream), _regions(compiled))[0]
+
+
+def check_operator(options: dict[str, Any], graph: "Graph", op: "Operator") -> str | None:
+    """None when Vela places ``op`` on the NPU and the functional model runs its stream; else the reason."""
+    inputs = [t for t in op.inputs if t >= 0 and not graph.tensors[t].is_constant]
+    try:
+        model = write_model(graph, [op], inputs, op.outputs)
+    except NotExpressible as e:
+        return f"cannot be handed to Vela: {e}"
+    return _verdict(model, _key(options))
+
+
+def _align(n: int, to: int = 16) -> int:
+    return -(-n // to) * to
+
+
+def prepare_partition(options: dict[str, Any], graph: "Graph", partition: "Partition") -> "PreparedCall":
+    """Compile the partition with Vela into one command stream: one call of the partition kernel.
+
+    :raises Refusal: Vela's reason, or the first command or field the functional model does not implement.
+    """
+    import numpy as np
+    from tvmdevice.plugin import ParamsStruct, PreparedCall
+
+    from . import _ethosu
+    from .params import MAX_IO, PARTITION_PARAMS
+
+    try:
+        model = write_model(graph, partition.ops, partition.inputs, partition.outputs)
+    except NotExpressible as e:
+        raise Refusal(f"cannot be handed to Vela: {e}") from None
+    try:
+        compiled, _ = compile_raw(model, options)
+    except VelaError as e:
+        raise Refusal(f"Vela refused the partition: {_vela_reason(e)}") from None
+    payload = bytes(compiled.command_stream)
+    read_only = bytes(compiled.read_only.data)
+    why, slots = stream_check(payload, _regions(compiled))
+    figures = vela_figures(compiled, options)
+    if why is not None:
+        shown = ", ".join(f"{k.removeprefix('vela_')}={v}" for k, v in figures.items())
+        raise Refusal(f"{why} (Vela's estimate: {shown})")
+    io = [*compiled.inputs, *compiled.outputs]
+    tensors = [graph.tensors[t] for t in (*partition.inputs, *partition.outputs)]
+    if len(io) != len(tensors) or len(io) > MAX_IO:
+        raise Refusal(f"Vela's raw output has {len(io)} inputs and outputs, the partition {len(tensors)} "
+                      f"(at most {MAX_IO})")
+    for place, tensor in zip(io, tensors):
+        if int(place.size) != tensor.nbytes or int(place.region) not in (1, 2):
+            raise Refusal(f"Vela places tensor {tensor.name!r} ({tensor.nbytes} B) as {place.size} B in region "
+                          f"{place.region}")
+    slots += slots % 2  # the decoder's workspace after the weights stays 4-byte aligned
+    scratch = int(compiled.scratch.size)
+    fast_offset = _align(scratch)
+    fast = int(compiled.scratch_fast.size)
+    work_offset = _align(fast_offset + fast)
+    pad = [0] * (MAX_IO - len(io))
+    params = ParamsStruct(
+        PARTITION_PARAMS,
+        command_stream=np.frombuffer(payload, np.uint8).copy(), command_stream_size=len(payload),
+        num_inputs=len(compiled.inputs), num_outputs=len(compiled.outputs),
+        read_only=np.frombuffer(read_only or b"\0", np.uint8).copy(), read_only_size=len(read_only),
+        scratch_size=scratch, fast_scratch_offset=fast_offset, fast_scratch_size=fast, work_offset=work_offset,
+        weight_slots=slots, io_region=[int(p.region) for p in io] + pad, io_offset=[int(p.address) for p in io] + pad,
+        io_size=[int(p.size) for p in io] + pad)
+    details = {**figures, "command_stream_bytes": len(payload), "read_only_bytes": len(read_only),
+               "vela_scratch_bytes": scratch, "vela_fast_scratch_bytes": fast}
+    return PreparedCall(f"tvmd_ethosu_partition{partition.index}", _ethosu.PARTITION_KERNEL, params,
+                        work_offset + int(_ethosu.work_bytes(slots)), details=details)
