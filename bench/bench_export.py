@@ -6,7 +6,10 @@ on the linked image: flash code, the model's constants and its operators' params
 planned pools (host RAM, and device memory apart) and the stack's high-water mark; instructions
 of one warm run, counted under QEMU (deterministic).  Beside them: TFLM's arena and the model's size.
 
-    TVMDEVICE_MODELS_DIR=../shared/models python bench/bench_export.py [--cpus host,cortex-m55,cortex-m4] [--json]
+    TVMDEVICE_MODELS_DIR=../shared/models python bench/bench_export.py [--cpus host,cortex-m55,cortex-m4] \
+        [--json] [--save]
+
+``--save`` writes ``bench/figures/export.json``, from which ``bench/figures.py`` writes the README's table.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import figures
 import numpy as np
 from bench_memory import TFLM_ARENA, models_folder
 from rich.progress import Progress
@@ -50,22 +54,12 @@ def measure(path: Path, target: str, cpus: tuple[str, ...], work: Path) -> list[
     return rows
 
 
-def _row(r: dict) -> str:
-    f, ram = r["flash"], r["ram"]
-    host = ram["pools"].get("host", 0)
-    device = sum(v for k, v in ram["pools"].items() if k != "host")
-    stack = f"{ram['stack']:,}" if ram["stack"] is not None else "–"
-    instr = f"{r['instructions']:,}" if r["instructions"] is not None else "–"
-    ratio = f["constants"] / r["model_constants"] if r["model_constants"] else 0
-    return (f"| {r['model']} | `{r['target']}` | {r['cpu']} | {'yes' if r['bit_exact'] else '**NO**'} | "
-            f"{f['code']:,} | {f['constants']:,} ({ratio:.2f}×) | {f['params']:,} | {host:,} | "
-            f"{device:,} | {stack} | {instr} | {r['tflm_arena']:,} | {r['model_bytes']:,} |")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpus", default=",".join(CPUS), help="comma-separated CPUs (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
+    parser.add_argument("--save", action="store_true",
+                        help="also save the rows as bench/figures/export.json, the README's table (bench/figures.py)")
     args = parser.parse_args(argv)
     folder = models_folder()
     if folder is None:
@@ -81,14 +75,12 @@ def main(argv: list[str] | None = None) -> int:
             except TVMDeviceError as exc:
                 progress.console.print(f"{name} on {target!r}: {exc}", style="red")
             progress.advance(task)
+    if args.save:
+        print(f"saved {figures.save('export', rows)}", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
-    print("| model | target | CPU | bit-exact | flash code (B) | constants (B, × model's) | params (B) | "
-          "RAM: host pool (B) | device memory (B) | stack (B) | instructions / run | TFLM arena (B) | model (B) |")
-    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for r in rows:
-        print(_row(r))
+    sys.stdout.write(figures.export_table(rows))
     return 0 if all(r["bit_exact"] for r in rows) else 1
 
 

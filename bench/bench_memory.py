@@ -7,7 +7,9 @@ memory on separate-memory ones); params are the kernels' parameter structs and
 the packed weights they point into (flash).  TFLM's figures are the recorded arena sizes of the
 shared models (``shared/models/README.md``).
 
-    TVMDEVICE_MODELS_DIR=../shared/models python bench/bench_memory.py [--json]
+    TVMDEVICE_MODELS_DIR=../shared/models python bench/bench_memory.py [--json] [--save]
+
+``--save`` writes ``bench/figures/memory.json``, from which ``bench/figures.py`` writes the README's table.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import json
 import os
 import sys
 from pathlib import Path
+
+import figures
 
 import tvmdevice
 from tvmdevice.errors import TVMDeviceError
@@ -53,18 +57,11 @@ def measure(model: Path, target: str) -> dict:
     }
 
 
-def _row(r: dict) -> str:
-    parts = []
-    for name, p in r["pools"].items():
-        extra = [f"{p[k]:,} {label}" for k, label in (("constants", "const"), ("params", "params")) if p[k]]
-        parts.append(f"{name} {p['activations']:,}+{p['scratch']:,}" + (f" (+{', +'.join(extra)})" if extra else ""))
-    arena = f"{r['tflm_arena']:,}" if r["tflm_arena"] else "?"
-    return f"| {r['model']} | `{r['target']}` | {r['ram']:,} | {arena} | {'; '.join(parts)} |"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
+    parser.add_argument("--save", action="store_true",
+                        help="also save the rows as bench/figures/memory.json, the README's table (bench/figures.py)")
     args = parser.parse_args(argv)
     folder = models_folder()
     if folder is None:
@@ -77,13 +74,12 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(measure(path, target))
             except TVMDeviceError as exc:  # a plugin of the target is not installed
                 print(f"{name} on {target!r}: {exc}", file=sys.stderr)
+    if args.save:
+        print(f"saved {figures.save('memory', rows)}", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
-    print("| model | target | RAM (B) | TFLM arena (B) | per pool: activations+scratch (constants, params) |")
-    print("|---|---|---:|---:|---|")
-    for r in rows:
-        print(_row(r))
+    sys.stdout.write(figures.memory_table(rows))
     return 0
 
 

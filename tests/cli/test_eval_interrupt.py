@@ -1,5 +1,5 @@
-"""Ctrl-C during ``eval --workers 2``: the command stops within about a second, writes the report of the
-samples finished so far, says it was interrupted and exits 130."""
+"""Ctrl-C during ``eval --workers 2`` (and in one process): the command stops within about a second, writes
+the report of the samples finished so far, says it was interrupted and exits 130."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 
 from tvmdevice.aot.builder import ModelBuilder
 
@@ -30,7 +31,8 @@ def _slow_model() -> bytes:
     return b.build()
 
 
-def test_ctrl_c_stops_two_workers_at_once_and_keeps_the_finished_samples(tmp_path):
+@pytest.mark.parametrize("workers", ["2", "1"])
+def test_ctrl_c_stops_at_once_and_keeps_the_finished_samples(tmp_path, workers):
     import tvmdevice
     from tvmdevice.registry import Registry
 
@@ -41,7 +43,7 @@ def test_ctrl_c_stops_two_workers_at_once_and_keeps_the_finished_samples(tmp_pat
     report = tmp_path / "r.csv"
     main, child = pty.openpty()  # stderr a terminal: the progress bar tells when a chunk has finished
     proc = subprocess.Popen([sys.executable, "-m", "tvmdevice", "eval", str(tmp_path / "slow.tflite"), "-t", "c",
-                             "--data", str(tmp_path / "data.npz"), "--workers", "2", "--report", str(report),
+                             "--data", str(tmp_path / "data.npz"), "--workers", workers, "--report", str(report),
                              "--json"], stdout=subprocess.PIPE, stderr=child, env=ENV, start_new_session=True)
     os.close(child)
     drawn, deadline = b"", time.monotonic() + 120

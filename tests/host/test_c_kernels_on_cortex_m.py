@@ -63,6 +63,7 @@ def every_kernel_model() -> bytes:
     fc16 = b.fully_connected(p16, 6, out_scale=0.0004)             # fully_connected_s16
     b.output(b.softmax(b.tanh(b.logistic(fc16))))                  # logistic_s16, tanh_s16, softmax_s16
     b.output(b.quantize(fc16, 0.05, 0))                            # requantize_s16_s8
+    b.output(b.quantize(fc16, 1e-6, -7, dtype="int32"))             # requantize_s16_s32
     b.output(b.quantize(x, 0.0004, 0, dtype="int16"))              # requantize_s8_s16
     b.output(b.softmax(b.sub(x, b.quantize(x, 0.03, 2)), out_dtype="int16"))  # sub_s8, softmax_s8_s16
     _issue_12_kernels(b, x)

@@ -290,7 +290,8 @@ def test_supported_set():
         "MUL", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "PAD", "CONCATENATION", "MEAN", "LOGISTIC", "TANH",
         # SUB and the int16x8 variants, by kernel key
         "SUB", "ADD:int16", "SUB:int16", "MUL:int16", "QUANTIZE:float32->int16", "QUANTIZE:int8->int16",
-        "QUANTIZE:int16->int8", "QUANTIZE:int16->int16", "CONV_2D:int16", "DEPTHWISE_CONV_2D:int16",
+        "QUANTIZE:int16->int8", "QUANTIZE:int16->int16", "QUANTIZE:int16->int32", "CONV_2D:int16",
+        "DEPTHWISE_CONV_2D:int16",
         "FULLY_CONNECTED:int16", "AVERAGE_POOL_2D:int16", "MAX_POOL_2D:int16", "SOFTMAX:int8->int16", "SOFTMAX:int16",
         "LOGISTIC:int16", "TANH:int16",
         # shape and data movement

@@ -34,6 +34,13 @@ CASES = [
      "QUANTIZE:int16->int8"),
     ("QUANTIZE", dict(I16, input_scale=0.0004, output_dtype="int16", scale=0.0011), "QUANTIZE:int16->int16"),
     ("QUANTIZE", dict(I16, input_scale=0.0011, output_dtype="int16", scale=0.0004), "QUANTIZE:int16->int16"),
+    # int16 -> int32 (TFLM's keyword_scrambled benchmark model): scaled up (x 400, past int16) and down, a zero point
+    ("QUANTIZE", dict(I16, input_scale=0.0004, output_dtype="int32", scale=1e-6), "QUANTIZE:int16->int32"),
+    ("QUANTIZE", dict(I16, input_scale=0.0011, output_dtype="int32", scale=0.0004, zero_point=-1000),
+     "QUANTIZE:int16->int32"),
+    # x 100,000 with a zero point near the int32 limit: the sum wraps in TFLM's int32 arithmetic, and here
+    ("QUANTIZE", dict(I16, input_scale=1.0, output_dtype="int32", scale=1e-5, zero_point=2**31 - 100000),
+     "QUANTIZE:int16->int32"),
     # ADD / SUB / MUL: equal shapes and broadcasting, activations, int8 SUB with zero points.
     ("ADD", dict(I16, input_scale=0.001, input2_scale=0.0007), "ADD:int16"),
     ("ADD", dict(I16, input_scale=0.001, input2_shape=(1, 1, 1, 3), input2_scale=0.003, activation="RELU"),

@@ -35,7 +35,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "(ray.init(): RAY_ADDRESS or a local instance); results are the same, in the same order. "
                     "MODEL may be an export directory: each sample then runs under --cpu (QEMU for Cortex-M). "
                     "A model with state (LSTM, SVDF) takes the samples as one sequence, in order, in one chunk: "
-                    "sample 0 from the reset state, each next one from the state the one before left.")
+                    "sample 0 from the reset state, each next one from the state the one before left. "
+                    "--reference float:FILE compares the dequantized outputs with the float model's (LiteRT): SNR, "
+                    "cosine similarity, top-1 agreement per output. Ctrl-C stops at once and still writes the "
+                    "report of the samples finished (exit status 130).")
     p.add_argument("model", help=".tflite file or export directory")
     p.add_argument("--target", "-t", help="target string (default: every installed device, host 'c' last)")
     p.add_argument("--data", required=True, metavar="DIR|FILE.npz", help="the dataset")

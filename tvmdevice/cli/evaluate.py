@@ -279,6 +279,9 @@ def _processes(job: EvalJob, samples: Sequence[list[np.ndarray]], ranges: list[t
         for p in workers_started:
             p.join(timeout=1.0)
         raise
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)  # a chunk failed: the others are not started
+        raise
     pool.shutdown(wait=True)
 
 

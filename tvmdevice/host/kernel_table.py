@@ -491,6 +491,7 @@ KERNELS: tuple[Kernel, ...] = (
     _K("softmax_s16", ("SOFTMAX:int16",), SOFTMAX_S16_PARAMS, "softmax_s16.c"),
     _K("logistic_s16", ("LOGISTIC:int16",), ACTIVATION_S16_PARAMS, "activations_s16.c"),
     _K("tanh_s16", ("TANH:int16",), ACTIVATION_S16_PARAMS, "activations_s16.c"),
+    _K("requantize_s16_s32", ("QUANTIZE:int16->int32",), QUANTIZE_PARAMS, "quantize_s16.c"),
 )
 
 #: Kernel name -> kernel.

@@ -104,7 +104,8 @@ def dtype_label(op_type: str, variant: str, variants: set[str]) -> str:
     :param variant: the key's variant (``""`` for the base kernel).
     :param variants: every variant of ``op_type`` some device declares: the base
         kernel covers the data types besides the one every variant names (int16 for
-        ``QUANTIZE:int8->int16``, ``QUANTIZE:int16->int8``...).
+        ``QUANTIZE:int8->int16``, ``QUANTIZE:int16->int8``...) and those only an int16
+        variant adds (:data:`tvmdevice.ops.int16.EXTRA_DTYPES`).
     """
     from tvmdevice.ops import OPERATORS
 
@@ -118,8 +119,12 @@ def dtype_label(op_type: str, variant: str, variants: set[str]) -> str:
         # int16 activations with int8-only inputs besides (weights): TFLM's "16x8".
         weights = [r for r in sig.inputs if r.dtypes == frozenset({np.dtype("i1")})]
         return f"{variant}x8" if variant == "int16" and weights else variant
+    from tvmdevice.ops.int16 import EXTRA_DTYPES
+
     parts = [set(v.replace("->", " ").split()) for v in variants]
-    taken = set.intersection(*parts) if parts else set()
+    # and the types only an int16 variant adds (QUANTIZE's int32 output, with an int16 input)
+    taken = (set.intersection(*parts) if parts else set()) | {
+        n for dtypes in EXTRA_DTYPES.get(op_type, {}).values() for n in _names(dtypes)}
     ins = [n for n in _names(_data_role(definition).dtypes) if n not in taken]
     out_role = sig.outputs[0]
     outs = [n for n in _names(out_role.dtypes) if n not in taken]

@@ -151,8 +151,11 @@ class LayersMixin:
         return y
 
     def quantize(self, x: TensorRef, scale: float, zero_point: int = 0, dtype: str = "int8") -> TensorRef:
-        """QUANTIZE from float32 (or int8/int16, which requantizes) to int8 or int16 (``dtype``)."""
-        y = self._tensor(x.shape, TT.INT16 if dtype == "int16" else TT.INT8, scale, zero_point)
+        """QUANTIZE from float32 (or int8/int16, which requantizes) to int8, int16 or int32 (``dtype``)."""
+        types = {"int8": TT.INT8, "int16": TT.INT16, "int32": TT.INT32}
+        if dtype not in types:
+            raise ValueError(f"QUANTIZE's output dtype must be one of {', '.join(types)}, not {dtype!r}")
+        y = self._tensor(x.shape, types[dtype], scale, zero_point)
         self._op(OPS.QUANTIZE, [x.index], [y.index])
         return y
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from tvmdevice.ir import Graph, Operator
 from tvmdevice.ops import elementwise as _elementwise
-from tvmdevice.ops._base import INT16, INT64, OpData, OpDef, Operand
+from tvmdevice.ops._base import INT16, INT32, INT64, OpData, OpDef, Operand
 from tvmdevice.ops.int16 import activations, conv, elementwise, pooling, quantize, softmax
 from tvmdevice.ops.int16.activations import Activation16Data
 from tvmdevice.ops.int16.conv import Conv16Data, FullyConnected16Data
@@ -74,11 +74,16 @@ def _dispatch(int8: Callable, int16: Callable) -> Callable:
     return by_type
 
 
-def _widened(role: Operand, roles: tuple[str, ...]) -> Operand:
+#: Operator type -> operand role -> data types an int16 variant adds besides int16 (QUANTIZE int16 -> int32).
+EXTRA_DTYPES: Mapping[str, Mapping[str, frozenset]] = {"QUANTIZE": {"output": INT32}}
+
+
+def _widened(role: Operand, roles: tuple[str, ...], extra: Mapping[str, frozenset]) -> Operand:
     # An int16 activation goes with an int64 (or int32) bias.
     if role.name == "bias":
         return replace(role, dtypes=role.dtypes | INT64)
-    return replace(role, dtypes=role.dtypes | INT16) if role.name in roles else role
+    return replace(role, dtypes=role.dtypes | INT16 | extra.get(role.name, frozenset())) if role.name in roles \
+        else role
 
 
 def widen(table: Mapping[str, OpDef]) -> dict[str, OpDef]:
@@ -87,8 +92,9 @@ def widen(table: Mapping[str, OpDef]) -> dict[str, OpDef]:
     for op_type, (int16, validate16, roles) in INT16_ANALYSES.items():
         d = out[op_type]
         sig = d.signature
-        widened = replace(sig, inputs=tuple(_widened(r, roles) for r in sig.inputs),
-                          outputs=tuple(_widened(r, roles) for r in sig.outputs))
+        extra = EXTRA_DTYPES.get(op_type, {})
+        widened = replace(sig, inputs=tuple(_widened(r, roles, extra) for r in sig.inputs),
+                          outputs=tuple(_widened(r, roles, extra) for r in sig.outputs))
         validate = d.validate if validate16 is None else _dispatch(d.validate, validate16)
         out[op_type] = OpDef(widened, validate, _dispatch(d.analyze, int16))
     out.update(NEW_OPERATORS)

@@ -221,8 +221,8 @@ def _int16(draw_params: Callable[[Any], dict[str, Any]], **fixed: Any) -> Callab
 def _quantize16(source: str, target: str) -> Callable[[Any], dict[str, Any]]:
     def draw(d: Any) -> dict[str, Any]:
         st = _st()
-        scale = d(st.sampled_from([0.0003, 0.002]) if target == "int16" else st.sampled_from([0.05, 0.3]),
-                  label="scale")
+        scales = {"int16": [0.0003, 0.002], "int32": [0.0004, 1e-6]}.get(target, [0.05, 0.3])
+        scale = d(st.sampled_from(scales), label="scale")
         return {"input_shape": _vector(d), "input_dtype": source, "output_dtype": target, "scale": scale,
                 "input_scale": 0.0004 if source == "int16" else 0.05}
 
@@ -240,7 +240,8 @@ STRATEGIES.update({
     "SOFTMAX:int8->int16": lambda d: {**softmax(d), "out_dtype": "int16"}, "SOFTMAX:int16": _int16(softmax),
     "LOGISTIC:int16": _int16(unary), "TANH:int16": _int16(unary),
     **{f"QUANTIZE:{a}->{b}": _quantize16(a, b)
-       for a, b in (("float32", "int16"), ("int8", "int16"), ("int16", "int8"), ("int16", "int16"))},
+       for a, b in (("float32", "int16"), ("int8", "int16"), ("int16", "int8"), ("int16", "int16"),
+                    ("int16", "int32"))},
 })
 
 

@@ -50,6 +50,8 @@ def _run_quantize(p: Any, buffers: list[Any], device: Any = None) -> None:
         y = np.clip(rounded, c.INT32_MIN, c.INT32_MAX).astype(np.int64) + p.output_offset
     else:
         y = c.requantize(x.astype(np.int64) + p.input_offset, p.multiplier, p.shift) + p.output_offset
+        if out.dtype == np.int32:  # TFLM's int32 sum wraps; the clamp to int32 does nothing
+            y = c.wrap_i32(y)
     out[...] = _clamp(y, info.min, info.max, out)
 
 
@@ -166,7 +168,7 @@ BUILD: dict[str, Callable[[Any], PreparedCall]] = {
     "SUB": _call("sub_s8", _run_elementwise),
     **{f"{op}:int16": _call(f"{op.lower()}_s16", _run_elementwise) for op in ("ADD", "SUB", "MUL")},
     **{f"QUANTIZE:{v}": _call("quantize_s16", _run_quantize)
-       for v in ("float32->int16", "int8->int16", "int16->int8", "int16->int16")},
+       for v in ("float32->int16", "int8->int16", "int16->int8", "int16->int16", "int16->int32")},
     "CONV_2D:int16": _build_conv, "DEPTHWISE_CONV_2D:int16": _build_conv,
     "FULLY_CONNECTED:int16": _call("fully_connected_s16", _run_fully_connected),
     "AVERAGE_POOL_2D:int16": _build_pool, "MAX_POOL_2D:int16": _build_pool,

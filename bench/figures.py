@@ -1,0 +1,123 @@
+"""The README's figure tables, generated from the benchmarks' committed results.
+
+Each benchmark that feeds the README saves its rows as JSON in ``bench/figures/`` (``--save``); this
+module renders them as the Markdown tables the README holds between ``<!-- figures:NAME -->`` and
+``<!-- /figures:NAME -->``, so a figure is never typed by hand:
+
+* ``memory``: ``bench/bench_memory.py --save`` -> ``bench/figures/memory.json``;
+* ``export``: ``bench/bench_export.py --save`` -> ``bench/figures/export.json`` (needs QEMU).
+
+    python bench/figures.py --update README.md   # rewrite the tables from the JSON
+    python bench/figures.py --check README.md    # exit 1 when the README and the JSON disagree
+
+A test (``tests/bench/test_figures.py``) runs the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Callable
+
+#: Where each benchmark saves its rows.
+FIGURES_DIR = Path(__file__).resolve().parent / "figures"
+
+
+def figure_file(name: str) -> Path:
+    """The JSON file of the figure table ``name``."""
+    return FIGURES_DIR / f"{name}.json"
+
+
+def save(name: str, rows: list[dict]) -> Path:
+    """Write ``rows`` as the figure table ``name``'s JSON; return the file."""
+    path = figure_file(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(rows, indent=1) + "\n")
+    return path
+
+
+def _memory_row(r: dict) -> str:
+    parts = []
+    for name, p in r["pools"].items():
+        extra = [f"{p[k]:,} {label}" for k, label in (("constants", "const"), ("params", "params")) if p[k]]
+        parts.append(f"{name} {p['activations']:,}+{p['scratch']:,}" + (f" (+{', +'.join(extra)})" if extra else ""))
+    arena = f"{r['tflm_arena']:,}" if r["tflm_arena"] else "?"
+    return f"| {r['model']} | `{r['target']}` | {r['ram']:,} | {arena} | {'; '.join(parts)} |"
+
+
+def memory_table(rows: list[dict]) -> str:
+    """``bench_memory.py``'s rows as a Markdown table (lines ending in a newline)."""
+    lines = ["| model | target | RAM (B) | TFLM arena (B) | per pool: activations+scratch (constants, params) |",
+             "|---|---|---:|---:|---|", *map(_memory_row, rows)]
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _export_row(r: dict) -> str:
+    f, ram = r["flash"], r["ram"]
+    host = ram["pools"].get("host", 0)
+    device = sum(v for k, v in ram["pools"].items() if k != "host")
+    stack = f"{ram['stack']:,}" if ram["stack"] is not None else "–"
+    instr = f"{r['instructions']:,}" if r["instructions"] is not None else "–"
+    ratio = f["constants"] / r["model_constants"] if r["model_constants"] else 0
+    return (f"| {r['model']} | `{r['target']}` | {r['cpu']} | {'yes' if r['bit_exact'] else '**NO**'} | "
+            f"{f['code']:,} | {f['constants']:,} ({ratio:.2f}×) | {f['params']:,} | {host:,} | "
+            f"{device:,} | {stack} | {instr} | {r['tflm_arena']:,} | {r['model_bytes']:,} |")
+
+
+def export_table(rows: list[dict]) -> str:
+    """``bench_export.py``'s rows as a Markdown table (lines ending in a newline)."""
+    lines = ["| model | target | CPU | bit-exact | flash code (B) | constants (B, × model's) | params (B) | "
+             "RAM: host pool (B) | device memory (B) | stack (B) | instructions / run | TFLM arena (B) | model (B) |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *map(_export_row, rows)]
+    return "".join(f"{line}\n" for line in lines)
+
+
+#: Figure table name -> its renderer.
+TABLES: dict[str, Callable[[list[dict]], str]] = {"memory": memory_table, "export": export_table}
+
+
+def load(name: str) -> list[dict]:
+    """The saved rows of the figure table ``name``."""
+    return json.loads(figure_file(name).read_text())
+
+
+def update(text: str, names: tuple[str, ...] = tuple(TABLES)) -> str:
+    """``text`` with the figure tables ``names`` rewritten between their markers from the saved JSON.
+
+    :raises ValueError: a table's markers are missing.
+    """
+    for name in names:
+        pattern = re.compile(rf"(<!-- figures:{re.escape(name)} -->\n).*?(<!-- /figures:{re.escape(name)} -->)",
+                             re.DOTALL)
+        if not pattern.search(text):
+            raise ValueError(f"no <!-- figures:{name} --> ... <!-- /figures:{name} --> markers")
+        body = TABLES[name](load(name))
+        text = pattern.sub(lambda m, body=body: m.group(1) + body + m.group(2), text)
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--update", metavar="README.md", help="rewrite the figure tables in this file")
+    action.add_argument("--check", metavar="README.md", help="exit 1 when this file's tables differ from the JSON")
+    args = parser.parse_args(argv)
+    path = Path(args.update or args.check)
+    text = path.read_text()
+    new = update(text)
+    if args.check:
+        if new != text:
+            print(f"{path}: the figure tables differ from {FIGURES_DIR}/*.json: python bench/figures.py --update "
+                  f"{path}", file=sys.stderr)
+            return 1
+        return 0
+    if new != text:
+        path.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
