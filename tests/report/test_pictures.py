@@ -263,7 +263,7 @@ def test_info_plot_draws_the_timings_file(model_file, tmp_path):
 @pytest.mark.parametrize("plot, words", [("out.jpg", "must end in .svg, .png, .html"),
                                          ("missing-folder/out.svg", "does not exist"),
                                          (".", "must end in"),
-                                         ("a-file/out.svg", "'a-file' is a file, not a folder"),
+                                         ("a-file/out.svg", "'a-file' is not a directory"),
                                          ("a-folder.svg", "is a directory")])
 def test_a_bad_plot_path_is_one_line_exit_2_before_any_work(tmp_path, plot, words):
     (tmp_path / "a-file").write_text("")
@@ -282,7 +282,7 @@ def test_an_unwritable_plot_folder_and_timings_without_plot_are_refused(tmp_path
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     proc = _cli("info", "no-such-model.tflite", "--plot", str(locked / "out.svg"))
-    assert proc.returncode == 2 and "cannot be written" in proc.stderr
+    assert proc.returncode == 2 and "is not writable" in proc.stderr
 
 
 def test_timings_need_plot_and_an_existing_file(tmp_path):

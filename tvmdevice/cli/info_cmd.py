@@ -48,11 +48,13 @@ def run(args: argparse.Namespace) -> int:
     if args.timings and not args.plot:
         return _usage_error("--timings draws per-operator bars: it needs --plot FILE")
     if args.plot:
-        from ..report import check_plot_path
+        from ..report import check_plot_format
         from ..report.timings import load_timings
+        from .output_paths import check_output_file
 
-        try:
-            check_plot_path(args.plot)
+        try:  # before any work: the format, the path (OutputPathError is one of these), the timings
+            check_plot_format(args.plot)
+            check_output_file(args.plot, "--plot")
             timings = load_timings(args.timings) if args.timings else None
         except InvalidArgumentError as e:
             return _usage_error(str(e))

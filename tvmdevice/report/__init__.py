@@ -13,14 +13,14 @@ asked for):
 * :mod:`.html_report`: all of them in one HTML file that needs no network.
 
 :func:`write_plot` picks the format from the file's suffix (``.svg``,
-``.png`` or ``.html``); :func:`check_plot_path` refuses a bad one before any
-work is done.
+``.png`` or ``.html``); :func:`check_plot_format` refuses another suffix, or a
+missing matplotlib, before any work is done.
 """
 
 from __future__ import annotations
 
-from .output import PLOT_SUFFIXES, check_plot_path
+from .output import PLOT_SUFFIXES, check_plot_format
 from .timings import OperatorCost, read_timings
 from .write import write_plot
 
-__all__ = ["PLOT_SUFFIXES", "OperatorCost", "check_plot_path", "read_timings", "write_plot"]
+__all__ = ["PLOT_SUFFIXES", "OperatorCost", "check_plot_format", "read_timings", "write_plot"]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .cost_figure import costs_height, draw_costs
 from .html_report import html_report
 from .memory_figure import draw_memory, memory_height
-from .output import check_plot_path
+from .output import check_plot_format
 from .placement_figure import draw_placement, placement_height
 from .render import Panel, render_png, render_svg
 from .tflm_arena import TFLMArena
@@ -52,9 +52,9 @@ def write_plot(path: str, module: "CompiledModule", *, costs: list[OperatorCost]
 
     :param arena: TFLM's arena for the model, drawn beside the host pool (:func:`~.tflm_arena.measure_tflm_arena`).
     """
-    p = check_plot_path(path)
+    suffix = check_plot_format(path)
+    p = Path(path)
     sections = _sections(module, costs, arena)
-    suffix = p.suffix.lower()
     if suffix == ".html":
         data = html_report(module, sections).encode()
     elif suffix == ".svg":
