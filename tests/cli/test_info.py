@@ -89,3 +89,13 @@ def test_info_runs_nothing(model):
     out = cli("info", str(model)).stdout
     assert "CONV_2D" in out and "memory per pool" in out and "output 0" in out
     assert "shape (1, 5) int8:" not in out  # no outputs: nothing ran
+
+
+def test_plot_without_matplotlib_names_the_extra(monkeypatch, capsys):
+    from tvmdevice.cli.main import main
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    assert main(["info", "no-such-model.tflite", "--plot", "out.svg"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["tvmdevice: error: --plot draws with matplotlib, which is not installed: "
+                   "pip install 'tvmdevice[plot]'"]

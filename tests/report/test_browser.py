@@ -6,7 +6,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from test_pictures import _model
+from test_pictures import _model  # skips this module too without matplotlib
 
 import tvmdevice
 from tvmdevice.report import write_plot

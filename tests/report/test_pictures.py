@@ -21,6 +21,9 @@ from tvmdevice.report.colours import NO_KERNEL, device_colours
 from tvmdevice.report.memory_figure import HALF_WIDTH, buffer_id
 from tvmdevice.report.tflm_arena import TFLMArena, measure_tflm_arena
 
+# tvmdevice.report imports matplotlib only when it draws
+pytest.importorskip("matplotlib", reason="the pictures need matplotlib: pip install 'tvmdevice[plot]'")
+
 ENV = {**os.environ, "TVMDEVICE_PLUGINS": "none-installed"}
 
 

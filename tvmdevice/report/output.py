@@ -16,6 +16,13 @@ PLOT_SUFFIXES = (".svg", ".png", ".html")
 PLOT_EXTRA = "pip install 'tvmdevice[plot]'"
 
 
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a broken install, or a module set to None in sys.modules
+        return False
+
+
 def check_plot_format(path: str) -> str:
     """The format of ``path`` (``.svg``, ``.png`` or ``.html``), or one clear error: another suffix, or
     matplotlib (the ``plot`` extra) not installed.  Whether the path can be written is the caller's check
@@ -24,6 +31,6 @@ def check_plot_format(path: str) -> str:
     if suffix not in PLOT_SUFFIXES:
         raise InvalidArgumentError(f"--plot {path!r}: the file must end in {', '.join(PLOT_SUFFIXES)} "
                                    "(the format is taken from the suffix)")
-    if importlib.util.find_spec("matplotlib") is None:
+    if not _installed("matplotlib"):
         raise InvalidArgumentError(f"--plot draws with matplotlib, which is not installed: {PLOT_EXTRA}")
     return suffix
