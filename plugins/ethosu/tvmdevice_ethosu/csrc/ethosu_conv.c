@@ -239,26 +239,33 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
     if (bias & ((int64_t)1 << 39)) bias -= (int64_t)1 << 40; /* 40-bit signed */
     for (oy = 0; oy < out.h; oy++) {
       for (ox = 0; ox < out.w; ox++) {
-        int64_t acc = 0, v;
-        int32_t ky, kx, ic;
+        /* 32-bit accumulation, as the NPU's ACC_FORMAT I32 and TFLM's int32 accumulators */
+        int32_t acc = 0;
+        int64_t v;
+        int32_t ky, kx;
         for (ky = 0; ky < kh; ky++) {
           const int32_t iy = oy * stride_y - pad_top + ky * dil_y;
           if (iy < 0 || iy >= in.h) continue; /* padding reads the zero point: contributes nothing */
           for (kx = 0; kx < kw; kx++) {
             const int32_t ix = ox * stride_x - pad_left + kx * dil_x;
+            const int8_t* px;
             if (ix < 0 || ix >= in.w) continue;
+            px = in.data + in.base + (uint64_t)iy * in.stride_y + (uint64_t)ix * in.stride_x;
             if (depthwise) {
-              acc += (int64_t)(in.data[fm_offset(&in, iy, ix, oc)] - in.zero_point) *
-                     npu->weights[((int64_t)oc * kh + ky) * kw + kx];
+              const int8_t x = in.nhcwb16 ? px[(uint64_t)(oc / 16) * in.stride_c + (uint64_t)(oc % 16)] : px[oc];
+              acc += (x - in.zero_point) * npu->weights[((int64_t)oc * kh + ky) * kw + kx];
             } else {
               const int16_t* w = npu->weights + ((int64_t)(oc * kh + ky) * kw + kx) * in.c;
-              for (ic = 0; ic < in.c; ic++) {
-                acc += (int64_t)(in.data[fm_offset(&in, iy, ix, ic)] - in.zero_point) * w[ic];
+              int32_t cb, j;
+              for (cb = 0; cb < in.c; cb += 16) { /* a brick of 16 channels is contiguous in both formats */
+                const int8_t* q = in.nhcwb16 ? px + (uint64_t)(cb / 16) * in.stride_c : px + cb;
+                const int32_t n = in.c - cb < 16 ? in.c - cb : 16;
+                for (j = 0; j < n; j++) acc += (q[j] - in.zero_point) * w[cb + j];
               }
             }
           }
         }
-        v = apply_scale(acc + bias, scale, shift) + out.zero_point;
+        v = apply_scale((int64_t)acc + bias, scale, shift) + out.zero_point;
         if (v < act_min) v = act_min;
         if (v > act_max) v = act_max;
         if (v < -128) v = -128;

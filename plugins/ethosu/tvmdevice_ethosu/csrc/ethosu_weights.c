@@ -28,15 +28,22 @@ typedef struct {
 } bits_t;
 
 static uint32_t take(bits_t* b, int n) {
+  const uint32_t byte = b->pos >> 3;
   uint32_t v = 0;
   int i;
+  if (n <= 24 && byte + 4u <= b->size) { /* fast path: one little-endian 32-bit window */
+    const uint32_t window = (uint32_t)b->data[byte] | (uint32_t)b->data[byte + 1] << 8 |
+                            (uint32_t)b->data[byte + 2] << 16 | (uint32_t)b->data[byte + 3] << 24;
+    b->pos += (uint32_t)n;
+    return n == 0 ? 0u : (window >> (b->pos - (uint32_t)n - byte * 8u)) & ((1u << n) - 1u);
+  }
   for (i = 0; i < n; i++, b->pos++) {
-    const uint32_t byte = b->pos >> 3;
-    if (byte >= b->size) {
+    const uint32_t at = b->pos >> 3;
+    if (at >= b->size) {
       b->bad = 1;
       return 0;
     }
-    v |= (uint32_t)((b->data[byte] >> (b->pos & 7u)) & 1u) << i;
+    v |= (uint32_t)((b->data[at] >> (b->pos & 7u)) & 1u) << i;
   }
   return v;
 }
