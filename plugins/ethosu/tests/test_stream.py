@@ -34,9 +34,9 @@ def test_settings_and_stop_are_accepted_and_counted():
 
 
 def test_an_operation_the_model_lacks_is_refused_naming_it():
-    code, word, ctrl, opcode, _, field, _ = check(payload(0x0001_0103, 0x0000_0005, 0xFFFF_0000))
+    code, word, ctrl, opcode, _, field, _ = check(payload(0x0001_0103, 0x0000_0006, 0xFFFF_0000))
     assert code == _ethosu.STREAM_UNSUPPORTED
-    assert (word, command_name(ctrl, opcode), field) == (9, "NPU_OP_POOL", None)
+    assert (word, command_name(ctrl, opcode), field) == (9, "NPU_OP_ELEMENTWISE", None)
 
 
 def test_a_field_the_model_lacks_is_refused_naming_it():
@@ -82,10 +82,10 @@ def test_vela_s_stream_for_a_fully_connected_is_accepted():
     assert stream_refusal(data, regions) is None
 
 
-def test_vela_s_stream_for_an_average_pool_is_refused_at_its_pooling():
-    data, regions = _vela("AVERAGE_POOL_2D", (1, 8, 8, 4))
+def test_vela_s_stream_for_an_add_is_refused_at_its_elementwise_operation():
+    data, regions = _vela("ADD", (1, 8, 8, 4))
     reason = stream_refusal(data, regions)
-    assert reason is not None and reason.startswith("the functional model does not implement NPU_OP_POOL")
+    assert reason is not None and reason.startswith("the functional model does not implement NPU_OP_ELEMENTWISE")
 
 
 def test_a_region_too_small_for_the_stream_is_refused():

@@ -50,6 +50,7 @@ enum {
   R1_OFM_BASE0 = 0x10, R1_OFM_BASE1 = 0x11, R1_OFM_BASE2 = 0x12, R1_OFM_BASE3 = 0x13,
   R1_OFM_STRIDE_X = 0x14, R1_OFM_STRIDE_Y = 0x15, R1_OFM_STRIDE_C = 0x16,
   R1_WEIGHT_BASE = 0x20, R1_WEIGHT_LENGTH = 0x21, R1_SCALE_BASE = 0x22, R1_SCALE_LENGTH = 0x23,
+  R1_OFM_SCALE = 0x24,
   R1_DMA0_SRC = 0x30, R1_DMA0_DST = 0x31, R1_DMA0_LEN = 0x32,
   R1_WEIGHT1_BASE = 0x90, R1_WEIGHT1_LENGTH = 0x91, R1_SCALE1_BASE = 0x92, R1_SCALE1_LENGTH = 0x93
 };
@@ -79,6 +80,8 @@ typedef struct ethosu_npu {
 /* Execute (execute=1) or only check (execute=0) the operation `opcode` with the registers as set. */
 int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute);
 int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute);
+/* NPU_OP_POOL with the pooling mode of its parameter. */
+int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute);
 
 /* Working memory a run needs beside the regions, in bytes: `weight_slots` int16 weights and the
  * weight decoder's workspace. */
