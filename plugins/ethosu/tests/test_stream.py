@@ -91,3 +91,25 @@ def test_vela_s_stream_for_an_add_is_refused_at_its_elementwise_operation():
 def test_a_region_too_small_for_the_stream_is_refused():
     data, regions = _vela("FULLY_CONNECTED", (1, 8))
     assert stream_refusal(data, [regions[0], 0, 0]) is not None
+
+
+def _dma(src_region: int, dst_region: int, src: int, dst: int, length: int) -> bytes:
+    # NPU_SET_DMA0_SRC_REGION / _DST_REGION (cmd0), NPU_SET_DMA0_SRC / _DST / _LEN (cmd1), NPU_OP_DMA_START,
+    # NPU_OP_DMA_WAIT, NPU_OP_STOP
+    return payload(src_region << 16 | 0x130, dst_region << 16 | 0x131, 0x4030, src, 0x4031, dst, 0x4032, length,
+                   0x0010, 0x0011, 0xFFFF_0000)
+
+
+def test_dma_copies_between_regions_and_counts_its_bytes():
+    regions = [np.zeros(4, np.uint8), np.arange(32, dtype=np.uint8), np.zeros(16, np.uint8)]
+    code, field, commands, operations, macs, dma_bytes = _ethosu.stream_run(
+        np.frombuffer(_dma(1, 2, 8, 4, 10), np.uint8), regions)
+    assert (code, field, operations, macs, dma_bytes) == (_ethosu.STREAM_OK, None, 2, 0, 10)
+    assert regions[2].tolist() == [0] * 4 + list(range(8, 18)) + [0] * 2
+
+
+def test_dma_into_the_read_only_region_or_past_a_region_is_refused():
+    code, _, _, _, _, field, _ = check(_dma(1, 0, 0, 0, 4), [16, 16])
+    assert (code, field) == (_ethosu.STREAM_UNSUPPORTED, "DMA0_DST_REGION (read-only)")
+    code, _, _, _, _, field, _ = check(_dma(1, 2, 8, 0, 16), [16, 16, 16])
+    assert (code, field) == (_ethosu.STREAM_UNSUPPORTED, "DMA0 addresses (outside the region)")

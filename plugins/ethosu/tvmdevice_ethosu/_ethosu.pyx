@@ -92,6 +92,7 @@ cdef extern from "ethosu_npu.h" nogil:
     ctypedef struct ethosu_npu_t:
         uint8_t* region[8]
         uint64_t region_size[8]
+        uint32_t read_only_regions
         int16_t* weights
         uint32_t weights_capacity
         uint32_t weight_slots_needed
@@ -122,7 +123,8 @@ def work_bytes(uint32_t weight_slots):
 
 
 def stream_check(const uint8_t[::1] payload, region_sizes=()):
-    """Check a Vela driver payload against the functional model, with these regions' sizes (bytes).
+    """Check a Vela driver payload against the functional model, with these regions' sizes (bytes);
+    region 0 is read-only (Vela's weights and bias/scale records).
 
     :returns: ``(code, word, ctrl, opcode, commands, field, weight_slots)``: ``ctrl`` is 0xFFFFFFFF
         when the offending word is a driver action (``opcode`` is the action); ``field`` names the
@@ -143,6 +145,7 @@ def stream_check(const uint8_t[::1] payload, region_sizes=()):
     try:
         for i, size in enumerate(region_sizes):
             npu.region_size[i] = size
+        npu.read_only_regions = 1  # region 0: Vela's read-only data (weights, bias/scale records)
         code = ethosu_stream_run(&payload[0] if payload.shape[0] else &empty, <uint32_t>payload.shape[0], npu, 0,
                                  &report)
         field = report.field.decode("ascii") if report.field != NULL else None
@@ -152,7 +155,8 @@ def stream_check(const uint8_t[::1] payload, region_sizes=()):
 
 
 def stream_run(const uint8_t[::1] payload, regions):
-    """Execute a Vela driver payload on the functional model with ``regions`` (writable uint8 arrays).
+    """Execute a Vela driver payload on the functional model with ``regions`` (uint8 arrays; region 0
+    is read-only: no operation writes it).
 
     :returns: ``(code, field, commands, operations, macs, dma_bytes)``.
     """
@@ -164,6 +168,8 @@ def stream_run(const uint8_t[::1] payload, regions):
     cdef int32_t code
     import numpy as np
 
+    if len(regions) > ETHOSU_REGIONS:
+        raise ValueError(f"at most {ETHOSU_REGIONS} regions")
     slots = stream_check(payload, [len(r) for r in regions])[6]
     weights = np.zeros(max(int(slots), 1), np.int16)
     work = np.zeros(ethosu_work_bytes(0) // 4, np.int32)
@@ -175,6 +181,7 @@ def stream_run(const uint8_t[::1] payload, regions):
             region = r
             npu.region[i] = &region[0] if region.shape[0] else NULL
             npu.region_size[i] = region.shape[0]
+        npu.read_only_regions = 1
         npu.weights = &weights[0]
         npu.weights_capacity = <uint32_t>weights.shape[0]
         npu.mlw_work = &work[0]

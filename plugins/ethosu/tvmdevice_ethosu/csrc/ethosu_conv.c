@@ -114,6 +114,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   if (depthwise && in.c != out.c) return ethosu_refuse(npu, "DEPTHWISE depth multiplier");
   if (ethosu_fm_in_region(npu, &in, "IFM addresses (outside the region)")) return 1;
   if (ethosu_fm_in_region(npu, &out, "OFM addresses (outside the region)")) return 1;
+  if (npu->read_only_regions >> out.region & 1u) return ethosu_refuse(npu, "OFM_REGION (read-only)");
 
   wregion = REG(npu, R_WEIGHT_REGION) & 7u;
   sregion = REG(npu, R_SCALE_REGION) & 7u;
@@ -215,6 +216,7 @@ int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute) {
   if ((src_r >> 8 & 1u) || (dst_r >> 8 & 1u)) return ethosu_refuse(npu, "DMA0 region_mode (internal)");
   if ((src_r >> 9 & 3u) || (dst_r >> 9 & 3u)) return ethosu_refuse(npu, "DMA0 stride_mode (not 1-D)");
   if ((src_r & 0xFFu) >= ETHOSU_REGIONS || (dst_r & 0xFFu) >= ETHOSU_REGIONS) return ethosu_refuse(npu, "DMA0 region");
+  if (npu->read_only_regions >> (dst_r & 0xFFu) & 1u) return ethosu_refuse(npu, "DMA0_DST_REGION (read-only)");
   if (src + len > npu->region_size[src_r & 0xFFu] || dst + len > npu->region_size[dst_r & 0xFFu]) {
     return ethosu_refuse(npu, "DMA0 addresses (outside the region)");
   }

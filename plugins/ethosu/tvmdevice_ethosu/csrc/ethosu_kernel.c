@@ -39,6 +39,7 @@ static int32_t ethosu_partition(const void* params, void* const* buffers, void* 
   memset(&npu, 0, sizeof(npu));
   npu.region[0] = (uint8_t*)(uintptr_t)p->read_only; /* the stream only reads region 0 */
   npu.region_size[0] = p->read_only_size;
+  npu.read_only_regions = 1u;
   npu.region[1] = scratch;
   npu.region_size[1] = p->scratch_size;
   npu.region[2] = scratch + p->fast_scratch_offset;

@@ -65,6 +65,7 @@ typedef struct ethosu_npu {
   uint8_t set32[0x100];
   uint8_t* region[ETHOSU_REGIONS];      /* base addresses (NULL when only checking) */
   uint64_t region_size[ETHOSU_REGIONS]; /* bytes each region may be addressed */
+  uint32_t read_only_regions;           /* bit r: region r is constant data no operation may write */
   uint32_t ofm_ublock_depth;            /* from the CONFIG driver action: MACs per cycle */
   uint32_t ifm_ublock_depth;
   int16_t* weights;       /* working memory: dense weights, then the decoded stream */

@@ -55,6 +55,7 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
   if (in.c != out.c) return ethosu_refuse(npu, "IFM_DEPTH_M1 (not the OFM's)");
   if (ethosu_fm_in_region(npu, &in, "IFM addresses (outside the region)")) return 1;
   if (ethosu_fm_in_region(npu, &out, "OFM addresses (outside the region)")) return 1;
+  if (npu->read_only_regions >> out.region & 1u) return ethosu_refuse(npu, "OFM_REGION (read-only)");
   if (!execute) return 0;
 
   for (oy = 0; oy < out.h; oy++) {
