@@ -96,7 +96,6 @@ cdef extern from "ethosu_npu.h" nogil:
         int16_t* weights
         uint32_t weights_capacity
         uint32_t weight_slots_needed
-        int32_t* mlw_work
         uint64_t commands
         uint64_t operations
         uint64_t macs
@@ -164,7 +163,6 @@ def stream_run(const uint8_t[::1] payload, regions):
     cdef ethosu_npu_t* npu
     cdef uint8_t[::1] region
     cdef int16_t[::1] weights
-    cdef int32_t[::1] work
     cdef int32_t code
     import numpy as np
 
@@ -172,7 +170,6 @@ def stream_run(const uint8_t[::1] payload, regions):
         raise ValueError(f"at most {ETHOSU_REGIONS} regions")
     slots = stream_check(payload, [len(r) for r in regions])[6]
     weights = np.zeros(max(int(slots), 1), np.int16)
-    work = np.zeros(ethosu_work_bytes(0) // 4, np.int32)
     npu = <ethosu_npu_t*>calloc(1, sizeof(ethosu_npu_t))
     if npu == NULL:
         raise MemoryError()
@@ -184,7 +181,6 @@ def stream_run(const uint8_t[::1] payload, regions):
         npu.read_only_regions = 1
         npu.weights = &weights[0]
         npu.weights_capacity = <uint32_t>weights.shape[0]
-        npu.mlw_work = &work[0]
         code = ethosu_stream_run(&payload[0], <uint32_t>payload.shape[0], npu, 1, &report)
         field = report.field.decode("ascii") if report.field != NULL else None
         return code, field, npu.commands, npu.operations, npu.macs, npu.dma_bytes
@@ -194,21 +190,14 @@ def stream_run(const uint8_t[::1] payload, regions):
 
 # ------------------------------------------------------------------ weights
 cdef extern from "ethosu_weights.h" nogil:
-    enum:
-        ETHOSU_MLW_WORKSPACE
-
-    int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, uint32_t capacity,
-                              int32_t* work)
+    int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, uint32_t capacity)
 
 
 def mlw_decode(const uint8_t[::1] stream, int16_t[::1] out):
     """Decode a Vela weight stream into ``out``: the number of weights, -1 (malformed), -2 (``out`` too small)."""
-    import numpy as np
-
-    cdef int32_t[::1] work = np.empty(ETHOSU_MLW_WORKSPACE, dtype=np.int32)
     cdef uint8_t empty = 0
     cdef int16_t none = 0
     if stream.shape[0] > 0xFFFFFFFF or out.shape[0] > 0xFFFFFFFF:
         raise ValueError("a weight stream or buffer over 4 GiB")
     return ethosu_mlw_decode(&stream[0] if stream.shape[0] else &empty, <uint32_t>stream.shape[0],
-                             &out[0] if out.shape[0] else &none, <uint32_t>out.shape[0], &work[0])
+                             &out[0] if out.shape[0] else &none, <uint32_t>out.shape[0])

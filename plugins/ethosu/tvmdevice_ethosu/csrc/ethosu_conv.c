@@ -153,7 +153,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
     int16_t* dense = npu->weights;
     int16_t* decoded = npu->weights + weight_count;
     const int32_t n = ethosu_mlw_decode(npu->region[wregion] + wbase, (uint32_t)wlen, decoded,
-                                        (uint32_t)(npu->weights_capacity - weight_count), npu->mlw_work);
+                                        (uint32_t)(npu->weights_capacity - weight_count));
     if (n < 0) return ethosu_refuse(npu, "weight stream (malformed)");
     memset(dense, 0, (size_t)weight_count * sizeof(int16_t));
     if (place_weights(&order, decoded, n, dense) < 0) return ethosu_refuse(npu, "weight stream (shorter than its layout)");
@@ -227,5 +227,5 @@ int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute) {
 }
 
 uint64_t ethosu_work_bytes(uint32_t weight_slots) {
-  return (uint64_t)weight_slots * sizeof(int16_t) + (uint64_t)ETHOSU_MLW_WORKSPACE * sizeof(int32_t);
+  return (uint64_t)weight_slots * sizeof(int16_t);
 }

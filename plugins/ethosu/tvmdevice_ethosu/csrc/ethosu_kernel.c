@@ -46,7 +46,6 @@ static int32_t ethosu_partition(const void* params, void* const* buffers, void* 
   npu.region_size[2] = p->fast_scratch_size;
   npu.weights = (int16_t*)(void*)(scratch + p->work_offset);
   npu.weights_capacity = p->weight_slots;
-  npu.mlw_work = (int32_t*)(void*)(scratch + p->work_offset + (uint64_t)p->weight_slots * sizeof(int16_t));
   for (k = 0; k < p->num_inputs; k++) {
     uint8_t* place = io_place(&npu, p, k);
     if (place == NULL) return TVMD_ERR_INVALID_ARGUMENT;

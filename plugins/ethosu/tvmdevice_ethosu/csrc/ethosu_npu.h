@@ -71,7 +71,6 @@ typedef struct ethosu_npu {
   int16_t* weights;       /* working memory: dense weights, then the decoded stream */
   uint32_t weights_capacity;   /* int16 slots at `weights` */
   uint32_t weight_slots_needed; /* the most any operation checked so far needs */
-  int32_t* mlw_work;      /* working memory: ETHOSU_MLW_WORKSPACE words */
   /* counters of the run */
   uint64_t commands, operations, macs, dma_bytes;
   /* what the model does not implement: the field's name (NULL when all is implemented) */
@@ -84,8 +83,7 @@ int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute);
 /* NPU_OP_POOL with the pooling mode of its parameter. */
 int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute);
 
-/* Working memory a run needs beside the regions, in bytes: `weight_slots` int16 weights and the
- * weight decoder's workspace. */
+/* Working memory a run needs beside the regions, in bytes: `weight_slots` int16 weights. */
 uint64_t ethosu_work_bytes(uint32_t weight_slots);
 
 #ifdef __cplusplus
