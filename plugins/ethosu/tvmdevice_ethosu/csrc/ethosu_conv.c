@@ -67,6 +67,27 @@ static int64_t place_weights(const order_t* o, const int16_t* decoded, int64_t c
   return n;
 }
 
+/* One OFM channel's bias/scale record: 40-bit signed bias, 32-bit scale, 6-bit shift. */
+static void scale_record(const uint8_t* rec, int64_t* bias, int64_t* scale, int32_t* shift) {
+  int64_t b = (int64_t)((uint64_t)rec[0] | (uint64_t)rec[1] << 8 | (uint64_t)rec[2] << 16 | (uint64_t)rec[3] << 24 |
+                        (uint64_t)rec[4] << 32);
+  if (b & ((int64_t)1 << 39)) b -= (int64_t)1 << 40;
+  *bias = b;
+  *scale = (int64_t)((uint32_t)rec[5] | (uint32_t)rec[6] << 8 | (uint32_t)rec[7] << 16 | (uint32_t)rec[8] << 24);
+  *shift = rec[9] & 0x3F;
+}
+
+/* The rescaled value plus the OFM zero point, clamped by the activation and to int8, written. */
+static void write_ofm(ethosu_npu_t* npu, const fmap_t* out, int32_t y, int32_t x, int32_t c, int64_t scaled,
+                      int32_t act_min, int32_t act_max) {
+  int64_t v = scaled + out->zero_point;
+  if (v < act_min) v = act_min;
+  if (v > act_max) v = act_max;
+  if (v < -128) v = -128;
+  if (v > 127) v = 127;
+  ((int8_t*)npu->region[out->region])[fm_offset(out, y, x, c)] = (int8_t)v;
+}
+
 int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   const int depthwise = opcode == ETHOSU_OP_DEPTHWISE;
   const uint32_t ifm_prec = REG(npu, R_IFM_PRECISION), ofm_prec = REG(npu, R_OFM_PRECISION);
@@ -141,7 +162,10 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   order.round = depthwise ? 4 : order.part_kernel ? 4 : 1;
   {
     /* working memory: the dense weights, then the decoded stream (the layout's length) */
-    const uint64_t need = weight_count + (uint64_t)place_weights(&order, NULL, INT64_MAX, NULL);
+    /* after the dense weights: the decoded stream, then (reusing it) one IFM window, gathered */
+    const uint64_t layout = (uint64_t)place_weights(&order, NULL, INT64_MAX, NULL);
+    const uint64_t window = depthwise ? 0u : (uint64_t)kh * (uint64_t)kw * (uint64_t)in.c;
+    const uint64_t need = weight_count + (layout > window ? layout : window);
     if (need > UINT32_MAX) return ethosu_refuse(npu, "weights (over 4G)");
     if (need > npu->weight_slots_needed) npu->weight_slots_needed = (uint32_t)need;
     if (execute && need > npu->weights_capacity) return ethosu_refuse(npu, "weights (beyond the working memory)");
@@ -159,48 +183,63 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
     if (place_weights(&order, decoded, n, dense) < 0) return ethosu_refuse(npu, "weight stream (shorter than its layout)");
   }
   in.data = (const int8_t*)(npu->region[in.region]);
-  for (oc = 0; oc < out.c; oc++) {
-    const uint8_t* rec = npu->region[sregion] + sbase + 10u * (uint64_t)oc;
-    int64_t bias = (int64_t)((uint64_t)rec[0] | (uint64_t)rec[1] << 8 | (uint64_t)rec[2] << 16 |
-                             (uint64_t)rec[3] << 24 | (uint64_t)rec[4] << 32);
-    const int64_t scale = (int64_t)((uint32_t)rec[5] | (uint32_t)rec[6] << 8 | (uint32_t)rec[7] << 16 |
-                                    (uint32_t)rec[8] << 24);
-    const int32_t shift = rec[9] & 0x3F;
-    if (bias & ((int64_t)1 << 39)) bias -= (int64_t)1 << 40; /* 40-bit signed */
+  if (depthwise) {
+    for (oc = 0; oc < out.c; oc++) {
+      const uint64_t coff = in.nhcwb16 ? (uint64_t)(oc / 16) * in.stride_c + (uint64_t)(oc % 16) : (uint64_t)oc;
+      const int16_t* w = npu->weights + (int64_t)oc * kh * kw;
+      int64_t bias, scale;
+      int32_t shift;
+      scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
+      for (oy = 0; oy < out.h; oy++) {
+        for (ox = 0; ox < out.w; ox++) {
+          int32_t acc = 0, ky, kx; /* 32-bit, as the NPU's ACC_FORMAT I32 and TFLM's accumulators */
+          for (ky = 0; ky < kh; ky++) {
+            const int32_t iy = oy * stride_y - pad_top + ky * dil_y;
+            if (iy < 0 || iy >= in.h) continue; /* padding reads the zero point: contributes nothing */
+            for (kx = 0; kx < kw; kx++) {
+              const int32_t ix = ox * stride_x - pad_left + kx * dil_x;
+              if (ix < 0 || ix >= in.w) continue;
+              acc += (in.data[in.base + (uint64_t)iy * in.stride_y + (uint64_t)ix * in.stride_x + coff] - in.zero_point) *
+                     w[ky * kw + kx];
+            }
+          }
+          write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min, act_max);
+        }
+      }
+    }
+  } else {
+    /* each output position's IFM window, less the zero point (padding: 0), gathered once in OHWI's
+     * (ky, kx, ic) order, then one dot product per output channel */
+    const int32_t window = kh * kw * in.c;
+    int16_t* patch = npu->weights + weight_count;
     for (oy = 0; oy < out.h; oy++) {
       for (ox = 0; ox < out.w; ox++) {
-        /* 32-bit accumulation, as the NPU's ACC_FORMAT I32 and TFLM's int32 accumulators */
-        int32_t acc = 0;
-        int64_t v;
-        int32_t ky, kx;
+        int32_t ky, kx, ic, k = 0;
         for (ky = 0; ky < kh; ky++) {
           const int32_t iy = oy * stride_y - pad_top + ky * dil_y;
-          if (iy < 0 || iy >= in.h) continue; /* padding reads the zero point: contributes nothing */
           for (kx = 0; kx < kw; kx++) {
             const int32_t ix = ox * stride_x - pad_left + kx * dil_x;
-            const int8_t* px;
-            if (ix < 0 || ix >= in.w) continue;
-            px = in.data + in.base + (uint64_t)iy * in.stride_y + (uint64_t)ix * in.stride_x;
-            if (depthwise) {
-              const int8_t x = in.nhcwb16 ? px[(uint64_t)(oc / 16) * in.stride_c + (uint64_t)(oc % 16)] : px[oc];
-              acc += (x - in.zero_point) * npu->weights[((int64_t)oc * kh + ky) * kw + kx];
-            } else {
-              const int16_t* w = npu->weights + ((int64_t)(oc * kh + ky) * kw + kx) * in.c;
-              int32_t cb, j;
-              for (cb = 0; cb < in.c; cb += 16) { /* a brick of 16 channels is contiguous in both formats */
-                const int8_t* q = in.nhcwb16 ? px + (uint64_t)(cb / 16) * in.stride_c : px + cb;
-                const int32_t n = in.c - cb < 16 ? in.c - cb : 16;
-                for (j = 0; j < n; j++) acc += (q[j] - in.zero_point) * w[cb + j];
+            if (iy < 0 || iy >= in.h || ix < 0 || ix >= in.w) { /* padding reads the zero point */
+              for (ic = 0; ic < in.c; ic++) patch[k++] = 0;
+              continue;
+            }
+            {
+              const int8_t* px = in.data + in.base + (uint64_t)iy * in.stride_y + (uint64_t)ix * in.stride_x;
+              for (ic = 0; ic < in.c; ic++) {
+                const int8_t x = in.nhcwb16 ? px[(uint64_t)(ic / 16) * in.stride_c + (uint64_t)(ic % 16)] : px[ic];
+                patch[k++] = (int16_t)(x - in.zero_point);
               }
             }
           }
         }
-        v = ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0) + out.zero_point;
-        if (v < act_min) v = act_min;
-        if (v > act_max) v = act_max;
-        if (v < -128) v = -128;
-        if (v > 127) v = 127;
-        ((int8_t*)npu->region[out.region])[fm_offset(&out, oy, ox, oc)] = (int8_t)v;
+        for (oc = 0; oc < out.c; oc++) {
+          const int16_t* w = npu->weights + (int64_t)oc * window;
+          int64_t bias, scale;
+          int32_t shift, acc = 0, j;
+          for (j = 0; j < window; j++) acc += patch[j] * w[j];
+          scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
+          write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min, act_max);
+        }
       }
     }
   }
