@@ -80,3 +80,24 @@ def test_bit_exact_with_tflite_micro(compiled, name, preserve):
     assert counters["launches"] == 3 * len(module.placement.partitions)
     assert counters["macs"] == 3 * macs
     assert counters["commands"] > 0 and counters["operations"] > 0
+
+
+@pytest.mark.parametrize("options", [
+    "-system_config=Ethos_U55_Deep_Embedded -memory_mode=Shared_Sram",  # weights DMA'd into SRAM first
+    "-accelerator_config=ethos-u55-32 -memory_mode=Sram_Only -system_config=Ethos_U55_High_End_Embedded",
+    "-accelerator_config=ethos-u55-256 -optimise=Size",
+])
+def test_other_configurations_are_bit_exact_too(registry, models_dir, options):
+    from tvmdevice.aot.compiler import compile
+
+    path = models_dir / "kws_dscnn_int8.tflite"
+    model = path.read_bytes()
+    module = compile(str(path), f"ethos-u {options}, c", registry=registry)
+    assert sum(p.device == "ethos-u" and p.op_type != "RESHAPE" for p in module.placement.ops) == 11
+    rng = np.random.default_rng(5)
+    with module.executor() as ex:
+        xs = [rng.integers(-128, 128, size=module.graph.tensors[i].shape, dtype=np.int8) for i in module.graph.inputs]
+        (y,) = ex.run(xs)
+        for t in module.placement.partitions[-1].outputs:  # the partition's output: SOFTMAX's input
+            np.testing.assert_array_equal(ex.tensor(t), tflm_run(model, xs).tensor(t, module.graph.tensors[t].shape))
+        np.testing.assert_array_equal(np.asarray(y).reshape(-1), tflm_run(model, xs).output(0).reshape(-1))
