@@ -125,12 +125,15 @@ class Field:
         ``"const <type>*"`` (e.g. ``"const int16_t*"``), or a nested :class:`Layout`.
     :param count: array dimensions, ``()`` for a scalar, e.g. ``(4,)`` or ``(2, 3)``.
     :param doc: one line describing the member; emitted as a C comment.
+    :param counter: the member only counts up (calls, cycles, bytes since Init): what one run did is
+        its increase over the run (``tvmdevice run DIR --json`` reports that for an export).
     """
 
     name: str
     ctype: Union[str, "Layout"]
     count: tuple[int, ...] = ()
     doc: str = ""
+    counter: bool = False
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier():

@@ -29,7 +29,7 @@ def test_every_fixture_file_has_an_entry():
     assert sorted(p.name for p in FIXTURES.glob("*.tflite")) == sorted(FINDINGS)
 
 
-@pytest.mark.parametrize("name", sorted(FINDINGS))
+@pytest.mark.parametrize("name", sorted(n for n, f in FINDINGS.items() if "error" in f))
 def test_tvmdevice_refuses_what_the_fuzzer_found(name):
     finding = FINDINGS[name]
     with pytest.raises(getattr(errors, finding["error"]), match=finding["match"]):
@@ -43,6 +43,35 @@ def test_tflite_micro_refuses_it_too(name):
 
     with pytest.raises(RuntimeError):
         tflm_interpreter((FIXTURES / name).read_bytes())
+
+
+#: The inputs of the files tvmdevice runs where tflite-micro is wrong (their entries' "input").
+WRONG_IN_TFLM_INPUTS = {"fully_connected_output_rank8.tflite": (np.arange(16) * 29 % 256 - 128).astype(np.int8)
+                        .reshape(1, 16)}
+
+
+def test_every_file_tvmdevice_runs_is_one_where_tflite_micro_is_wrong():
+    assert sorted(n for n, f in FINDINGS.items() if "error" not in f) == sorted(WRONG_IN_TFLM_INPUTS)
+    assert all(FINDINGS[n]["tflm"] == "wrong" for n in WRONG_IN_TFLM_INPUTS)
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_IN_TFLM_INPUTS))
+def test_where_tflite_micro_is_wrong_tvmdevice_gives_litert_s_outputs(name):
+    """The second reference: LiteRT's builtin kernels agree with tvmdevice; tflite-micro does not."""
+    pytest.importorskip("ai_edge_litert", reason="pip install ai-edge-litert for the second reference")
+    from tvmdevice.testing.oracle import litert_run
+
+    model, x = (FIXTURES / name).read_bytes(), WRONG_IN_TFLM_INPUTS[name]
+    with tvmdevice.compile(model, target="c").executor() as ex:
+        ours = np.asarray(ex.run([x])[0])
+    np.testing.assert_array_equal(ours.reshape(-1), litert_run(model, [x])[0].reshape(-1))
+    if importlib.util.find_spec("tflite_micro") is not None:
+        from tvmdevice.testing.oracle import tflm_interpreter
+
+        interp = tflm_interpreter(model)
+        interp.set_input(x, 0)
+        interp.invoke()
+        assert not np.array_equal(interp.get_output(0).reshape(-1), ours.reshape(-1)), "TFLM is right now"
 
 
 def _tflm_in_a_child(model: bytes, tmp_path: Path) -> subprocess.CompletedProcess[bytes]:
@@ -147,7 +176,7 @@ def test_zero_sized_lstm_intermediates_run_bit_exact_with_tflite_micro():
 
 
 def _fuzz_inputs(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    """The fuzzer's own inputs for case ``seed`` (bench/fuzz_differential.py's ``_input_arrays``)."""
+    """The fuzzer's own inputs for case ``seed`` (bench/fuzz_differential.py's ``input_arrays``)."""
     import sys
 
     script = Path(__file__).resolve().parents[2] / "bench" / "fuzz_differential.py"
@@ -155,7 +184,7 @@ def _fuzz_inputs(shape: tuple[int, ...], seed: int) -> np.ndarray:
     fuzz = importlib.util.module_from_spec(spec)
     sys.modules.setdefault(spec.name, fuzz)  # its dataclasses look their module up
     spec.loader.exec_module(fuzz)
-    return fuzz._input_arrays([(shape, "|i1")], seed)[0]
+    return fuzz.input_arrays([(shape, "|i1")], seed)[0]
 
 
 def test_fully_connected_multiplier_rounds_as_tflite_micro(models_dir):

@@ -142,3 +142,32 @@ def test_a_stateful_models_samples_are_one_sequence_in_order(tmp_path):
     summary = json.loads(proc.stdout)
     assert summary["state"] == STATE_SEQUENCE
     assert summary["bit_exact"] == {"agree": 5, "checked": 5, "differ": []}
+
+
+def test_an_lstm_gives_the_same_report_for_every_worker_count(tmp_path):
+    """An LSTM (state in variable tensors): the CLI's report and summary at 1 and 2 workers are the same, and
+    every sample is bit-exact with tflite-micro, whose interpreter runs the same sequence from the reset state."""
+    pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
+    from tvmdevice.aot.builder import ModelBuilder
+
+    b = ModelBuilder("lstm", seed=4)
+    x = b.input((1, 3, 6), scale=0.05, zero_point=2)
+    b.output(b.lstm(x, 5))
+    (tmp_path / "lstm.tflite").write_bytes(b.build())
+    rng = np.random.default_rng(1)
+    np.savez(tmp_path / "data.npz", x=rng.integers(-128, 128, size=(10, 1, 3, 6), dtype=np.int8),
+             y=rng.integers(0, 15, size=10))
+    reports, summaries = [], []
+    for workers in (1, 2):
+        report = tmp_path / f"r{workers}.csv"
+        proc = subprocess.run([sys.executable, "-m", "tvmdevice", "eval", str(tmp_path / "lstm.tflite"), "-t", "c",
+                               "--data", str(tmp_path / "data.npz"), "--reference", "tflite-micro", "--workers",
+                               str(workers), "--report", str(report), "--json"],
+                              capture_output=True, text=True, env=ENV)
+        assert proc.returncode == 0, proc.stderr
+        summary = json.loads(proc.stdout)
+        assert summary["bit_exact"] == {"agree": 10, "checked": 10, "differ": []}, f"{workers} worker(s)"
+        summaries.append({k: v for k, v in summary.items() if k not in ("seconds", "workers", "report")})
+        reports.append(report.read_text())
+    assert reports[0] == reports[1] and summaries[0] == summaries[1]
+    assert len({row.split(",")[-1] for row in reports[0].splitlines()[1:]}) == 10  # the state moves every sample

@@ -56,6 +56,23 @@ def test_info_json_has_io_quantization_placement_memory_and_macs(model):
     assert info == json.loads(json.dumps(model_info(module)))
 
 
+def test_info_json_gives_every_buffer_its_pool_offset_size_and_lifetime(model):
+    info = json.loads(cli("info", str(model), "--json").stdout)
+    module = tvmdevice.compile(model, "c", registry=Registry(autoload=False))
+    pool = module.plan.pools["host"]
+    assert len(info["buffers"]) == len(module.schedule.buffers) == len(pool.offsets)
+    by_tensor = {b["tensor"]: b for b in info["buffers"]}
+    for use in module.schedule.buffers:
+        b = by_tensor[use.tensor]
+        assert (b["pool"], b["kind"], b["offset"], b["size"]) == ("host", "tensor", pool.offsets[use.key], use.nbytes)
+    conv_out = module.graph.operators[0].outputs[0]
+    assert (by_tensor[conv_out]["first_op"], by_tensor[conv_out]["last_op"]) == (0, 1)
+    # the RESHAPE (#2) is a view: its input's buffer lives on until the FULLY_CONNECTED (#3) reads the view
+    dw_out = module.graph.operators[1].outputs[0]
+    assert (by_tensor[dw_out]["first_op"], by_tensor[dw_out]["last_op"]) == (1, 3)
+    assert module.graph.operators[2].outputs[0] not in by_tensor
+
+
 def test_info_text_names_declined_devices_and_their_reasons(model):
     reg = Registry(autoload=False)
     module = tvmdevice.compile(model, "c", registry=reg)

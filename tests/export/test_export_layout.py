@@ -50,6 +50,8 @@ def test_metadata_gives_sizes_io_target_placement_and_calls(tmp_path):
     kernels = [c for c in meta["calls"] if "operator" in c]
     assert [c["operator"] for c in kernels] == [p.op_index for p in module.placement.ops if not p.is_view]
     assert all(c["device"] == "c" for c in kernels)
+    assert meta["memory"]["buffers"] == [a.to_json() for a in host.allocations()]
+    assert {b["tensor"] for b in meta["memory"]["buffers"]} >= set(graph.inputs)
     assert set(meta["build"]["cpus"]) == {"host", "cortex-m55", "cortex-m4", "cortex-m3"}
     for b in meta["build"]["cpus"].values():
         assert all((tmp_path / "demo" / s).is_file() for s in b["sources"])

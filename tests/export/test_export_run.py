@@ -23,7 +23,7 @@ from tvmdevice.aot.compiler import for_firmware
 from tvmdevice.aot.memory_plan import tensor_key
 from tvmdevice.cli.main import main
 from tvmdevice.errors import KernelError
-from tvmdevice.export import build_export, load_metadata, run_export
+from tvmdevice.export import build_export, load_metadata, run_export, run_export_frames
 from tvmdevice.firmware import FirmwareTimeoutError
 from tvmdevice.testing.firmware import require_tools
 
@@ -160,8 +160,14 @@ def test_woofles_in_firmware_counts_its_cycles(tmp_path, cpu):
     np.testing.assert_array_equal(got.outputs[0], expected[0])
     state = got.devices["woofles"]
     assert state["power_state"] == 1, "SLEEP after Deactivate, before Close"
-    assert state["kernel_calls"] == 2 * len(on_woofles), "two runs (warm-up and measured)"
-    assert state["cycles_total"] > state["cycles_run"] > 0 and state["dma_transfers"] > 0
+    # counters are the measured run's alone: not the warm-up's, not open's (constants preloaded by DMA)
+    assert state["kernel_calls"] == len(on_woofles)
+    assert state["transitions"][2:4] == [1, 1], "one Activate and one Deactivate"
+    assert state["cycles_total"] >= state["cycles_run"] > 0 and state["dma_transfers"] > 0
+    # further frames run after the measured one change none of its counters
+    three = run_export_frames(out, cpu, [inputs] * 3)
+    assert three.devices["woofles"]["kernel_calls"] == len(on_woofles)
+    assert three.devices["woofles"]["dma_bytes"] == state["dma_bytes"]
 
 
 def test_a_cpu_without_its_toolchain_says_what_to_install(demo_export, tmp_path, capsys, monkeypatch):

@@ -22,6 +22,7 @@ from .placement import Placement, place
 from .schedule import HOST, Schedule, build_schedule
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..export.fit import Budget
     from ..registry import Registry
     from .executor import Executor
 
@@ -58,7 +59,7 @@ class CompiledModule:
         return Executor(self, trace=trace, timeline=timeline)
 
     def export(self, directory: "str | Path", *, name: str | None = None, external_pools: bool = False,
-               mcpu: str | None = None) -> Path:
+               mcpu: str | None = None, constants_region: str = "flash", budget: "Budget | None" = None) -> Path:
         """Write this module as C for firmware into ``directory`` (TVM's Model Library Format).
 
         The same as ``tvmdevice export``; see :func:`tvmdevice.export.export`.  Devices with an
@@ -70,7 +71,8 @@ class CompiledModule:
 
         firmware = for_firmware(self, mcpu or DEFAULT_MCPU)
         return export(firmware, directory, name=name or self.graph.name, external_pools=external_pools,
-                      mcpu=mcpu, source_model=self.source_model)
+                      mcpu=mcpu, source_model=self.source_model, constants_region=constants_region,
+                      budget=budget)
 
     def report(self) -> str:
         """Placement and memory per pool (activations + scratch + constants), as printed by ``tvmdevice run``."""

@@ -13,6 +13,10 @@ scratch, alive during its step only — nothing is allocated at run time.
   blocks*: buffers whose lifetimes do not overlap share a block, and each
   block is one AllocDataSpace at executor creation.
 
+Every buffer's place is listed by :meth:`PoolPlan.allocations` (pool, offset,
+size, first and last operator): what ``tvmdevice info --json``, an export's
+``metadata.json`` and the memory-plan picture all read.
+
 Constants are not planned: the host reads the model's weights in place
 (flash/rodata on a microcontroller) and separate memories get them preloaded;
 each pool reports their size.
@@ -22,12 +26,46 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .schedule import HOST, TENSOR, BufferKey, BufferUse, Schedule
+from .schedule import HOST, SCRATCH, TENSOR, BufferKey, BufferUse, KernelStep, Schedule, Step
 
-__all__ = ["PoolPlan", "MemoryPlan", "plan_memory", "tensor_key", "ARENA_ALIGNMENT"]
+__all__ = ["Allocation", "PoolPlan", "MemoryPlan", "plan_memory", "tensor_key", "ARENA_ALIGNMENT"]
 
 #: Alignment of every buffer in the host arena (SIMD loads like 16).
 ARENA_ALIGNMENT = 16
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Where one buffer of a pool lives and when.
+
+    :ivar pool: the memory (``"host"`` or a separate device's name).
+    :ivar kind: ``"tensor"`` (an activation tensor's buffer, shared by the views of it) or ``"scratch"``
+        (one call's scratch).
+    :ivar tensor: the tensor (``None`` for scratch).
+    :ivar operator: for scratch, the operator whose call uses it (``None`` for a tensor).
+    :ivar offset: byte offset in the pool: in the host arena, the planned offset; in a separate memory,
+        the offset of its storage block when the pool's blocks are laid end to end (each is one
+        AllocDataSpace on the device).
+    :ivar size: the buffer's bytes.
+    :ivar first_op: the first operator during which the buffer is alive (a graph input: the first operator).
+    :ivar last_op: the last one (a graph output or a state: the last operator).
+    :ivar block: separate memories only: the storage block's index.
+    """
+
+    pool: str
+    kind: str
+    tensor: int | None
+    operator: int | None
+    offset: int
+    size: int
+    first_op: int
+    last_op: int
+    block: int | None = None
+
+    def to_json(self) -> dict:
+        return {"pool": self.pool, "kind": self.kind, "tensor": self.tensor, "operator": self.operator,
+                "offset": self.offset, "size": self.size, "first_op": self.first_op, "last_op": self.last_op,
+                "block": self.block}
 
 
 @dataclass
@@ -49,6 +87,8 @@ class PoolPlan:
         params struct and the packed arrays it points into (weights a device
         rearranged, per-channel multipliers) — which a firmware image keeps in
         flash beside the constants.
+    :ivar uses: every buffer planned in the pool, with its lifetime in schedule steps.
+    :ivar step_operators: the operator of each schedule step (a copy: the operator it is made for).
     """
 
     memory: str
@@ -60,6 +100,8 @@ class PoolPlan:
     block_of: dict[BufferKey, int] = field(default_factory=dict)
     constant_bytes: int = 0
     params_bytes: int = 0
+    uses: list[BufferUse] = field(default_factory=list)
+    step_operators: tuple[int, ...] = ()
 
     @property
     def scratch_bytes(self) -> int:
@@ -69,6 +111,20 @@ class PoolPlan:
     @property
     def buffers(self) -> int:
         return len(self.offsets) or len(self.block_of)
+
+    def allocations(self) -> list[Allocation]:
+        """Every buffer of the pool: its offset, size and first and last operator, by offset then lifetime."""
+        starts = [sum(self.blocks[:i]) for i in range(len(self.blocks))]
+        steps = self.step_operators
+        out = []
+        for use in self.uses:
+            block = self.block_of.get(use.key)
+            offset = self.offsets[use.key] if self.memory == HOST else starts[block] if block is not None else 0
+            kind, index, _ = use.key
+            out.append(Allocation(
+                self.memory, kind, index if kind == TENSOR else None, index if kind == SCRATCH else None, offset,
+                use.nbytes, _operator_at(steps, use.first), _operator_at(steps, use.last), block))
+        return sorted(out, key=lambda a: (a.offset, a.first_op, a.last_op, a.kind, a.tensor or 0, a.operator or 0))
 
     def describe(self) -> str:
         """One line: RAM as activations + scratch, and the constants."""
@@ -101,6 +157,36 @@ class MemoryPlan:
 
     def to_json(self) -> dict:
         return {name: p.to_json() for name, p in self.pools.items()}
+
+    def allocations(self) -> list[Allocation]:
+        """Every buffer of every pool (:meth:`PoolPlan.allocations`), pool by pool."""
+        return [a for pool in self.pools.values() for a in pool.allocations()]
+
+
+def _operator_at(step_operators: tuple[int, ...], step: int) -> int:
+    """The operator of ``step``; before the first step (a graph input) the first, after the last the last."""
+    if not step_operators:
+        return 0
+    return step_operators[min(max(step, 0), len(step_operators) - 1)]
+
+
+def _step_operators(steps: tuple[Step, ...]) -> tuple[int, ...]:
+    """Each step's operator: a kernel step's own; a copy's, the kernel step it precedes (after the last
+    kernel step, the last one's)."""
+    out: list[int | None] = [None] * len(steps)
+    following: int | None = None
+    for i in range(len(steps) - 1, -1, -1):
+        step = steps[i]
+        if isinstance(step, KernelStep):
+            following = step.op_index
+        out[i] = following
+    last = 0
+    for i, op in enumerate(out):
+        if op is None:
+            out[i] = last
+        else:
+            last = op
+    return tuple(op if op is not None else 0 for op in out)
 
 
 def _overlaps(a: BufferUse, b: BufferUse) -> bool:
@@ -179,8 +265,12 @@ def plan_memory(schedule: Schedule, constant_sizes: dict[tuple[int, str], int]) 
     for b in schedule.buffers:
         by_memory.setdefault(b.memory, []).append(b)
     pools = {memory: _plan_pool(memory, buffers) for memory, buffers in by_memory.items()}
+    step_operators = _step_operators(schedule.steps)
+    for memory, pool in pools.items():
+        pool.uses = by_memory[memory]
+        pool.step_operators = step_operators
     for (_, memory), nbytes in constant_sizes.items():
-        pools.setdefault(memory, PoolPlan(memory)).constant_bytes += nbytes
+        pools.setdefault(memory, PoolPlan(memory, step_operators=step_operators)).constant_bytes += nbytes
     return MemoryPlan(pools)
 
 

@@ -43,8 +43,11 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
     """``--dequantize`` and ``--top-k``."""
     p.add_argument("--dequantize", action="store_true",
                    help="print and save outputs as float32: scale * (q - zero_point) with the output's quantization")
-    p.add_argument("--top-k", type=int, default=0, metavar="N",
-                   help="for a classifier: print the N best classes and scores of each sample")
+    from .classes import positive_int
+
+    p.add_argument("--top-k", type=positive_int, default=None, metavar="N",
+                   help="for a classifier: print the N best classes and scores of each sample (N from 1 to the "
+                        "number of classes, output 0's values)")
 
 
 def is_export(path: str | None) -> bool:

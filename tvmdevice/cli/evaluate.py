@@ -13,17 +13,21 @@ samples one sequence: they run in order as one chunk, sample 0 from the reset
 state and each next one from the state the sample before left (as TFLM's
 interpreter invoked once per sample, which the reference is), whatever the
 engine and workers; an export runs the whole sequence in one process.
+
+Ctrl-C (SIGINT) stops an evaluation at once: the workers ignore SIGINT and are
+terminated by the parent rather than waited for, and :class:`EvalInterrupted`
+carries the results of the chunks that had finished.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["EvalJob", "SampleResult", "evaluate", "run_chunk", "chunks", "release", "ENGINES"]
+__all__ = ["EvalJob", "SampleResult", "EvalInterrupted", "evaluate", "run_chunk", "chunks", "release", "ENGINES"]
 
 #: The engines ``--engine`` accepts.
 ENGINES = ("local", "ray")
@@ -43,6 +47,10 @@ class EvalJob:
     :ivar reference: ``"tflite-micro"`` to check each sample's outputs bit for bit, or None.
     :ivar top: how many classes to keep per sample.
     :ivar stateful: the model keeps operator state across runs: the samples are one sequence.
+    :ivar float_model: a float model's ``.tflite`` bytes to compare each sample's dequantized outputs with
+        (LiteRT runs it on the dequantized inputs), or None.
+    :ivar input_specs: the model's input :class:`~.inputs.TensorSpec` (their quantization), for ``float_model``.
+    :ivar output_specs: the model's output specs, for ``float_model``.
     """
 
     model: bytes
@@ -54,12 +62,16 @@ class EvalJob:
     reference: str | None = None
     top: int = 5
     stateful: bool = False
+    float_model: bytes | None = None
+    input_specs: tuple[Any, ...] = ()
+    output_specs: tuple[Any, ...] = ()
     env: dict[str, str] = field(default_factory=lambda: {k: os.environ[k] for k in _FORWARDED_ENV if k in os.environ})
 
 
 @dataclass(frozen=True)
 class SampleResult:
-    """One sample's result: its best classes (output 0), agreement with the reference, a digest of its outputs."""
+    """One sample's result: its best classes (output 0), agreement with the reference, a digest of its outputs,
+    and against a float model, per output, :func:`.agreement.float_metrics`."""
 
     index: int
     top: list[int]
@@ -67,9 +79,19 @@ class SampleResult:
     bit_exact: bool | None
     outputs_sha256: str
     instructions: int | None = None
+    float_metrics: list[dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class EvalInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped :func:`evaluate`; ``results`` holds the samples of the chunks that finished,
+    in sample order (the workers were stopped, not waited for)."""
+
+    def __init__(self, results: list[SampleResult]) -> None:
+        super().__init__(f"interrupted after {len(results)} samples")
+        self.results = results
 
 
 _COMPILED: dict[tuple[int, str | None, str | None], Any] = {}
@@ -132,6 +154,11 @@ def run_chunk(job: EvalJob, start: int, samples: Sequence[list[np.ndarray]], wor
     ran = _sequence(job, samples, worker) if job.stateful else None
     run = _runner(job, worker=worker) if ran is None else None
     reference = None
+    floating = None
+    if job.float_model is not None:
+        from .float_reference import FloatReference
+
+        floating = FloatReference(job.float_model, job.input_specs, job.output_specs)  # in order: its state too
     out = []
     for i, sample in enumerate(samples):
         outputs, instructions = ran[i] if ran is not None else run(sample)  # type: ignore[misc]
@@ -145,8 +172,9 @@ def run_chunk(job: EvalJob, start: int, samples: Sequence[list[np.ndarray]], wor
             exact = all(np.array_equal(a, np.asarray(b).reshape(a.shape)) for a, b in zip(outputs, theirs))
         digest = hashlib.sha256(b"".join(np.ascontiguousarray(o).tobytes() for o in outputs)).hexdigest()
         best = top_k(outputs[0], job.top)
+        metrics = floating.compare(sample, outputs) if floating is not None else None
         out.append(SampleResult(start + i, [c for c, _ in best], [float(s) for _, s in best], exact, digest,
-                                instructions))
+                                instructions, metrics))
     return out
 
 
@@ -181,6 +209,7 @@ def evaluate(job: EvalJob, samples: Sequence[list[np.ndarray]], *, workers: int 
     :param engine: ``local`` or ``ray`` (``ray.init()`` joins ``RAY_ADDRESS`` or starts a local instance).
     :param progress: called with the number of samples each finished chunk held.
     :raises NotSupportedError: ``ray`` is not installed (``pip install 'tvmdevice[ray]'``).
+    :raises EvalInterrupted: Ctrl-C: the results of the chunks finished so far are in it.
     """
     from ..errors import InvalidArgumentError
 
@@ -190,47 +219,71 @@ def evaluate(job: EvalJob, samples: Sequence[list[np.ndarray]], *, workers: int 
         raise InvalidArgumentError(f"--workers must be at least 1, not {workers}")
     # a stateful model's samples are one sequence: one chunk, in order
     ranges = [(0, len(samples))] if job.stateful and samples else chunks(len(samples), workers)
-    if engine == "ray":
-        parts = _ray(job, samples, ranges, progress)
-    elif workers == 1:
-        try:
-            parts = list(_serial(job, samples, ranges, progress))
-        finally:
-            release()
-    else:
-        parts = _processes(job, samples, ranges, workers, progress)
-    results = [r for part in parts for r in part]
-    results.sort(key=lambda r: r.index)
-    return results
+    parts: list[list[SampleResult]] = []  # each engine appends the chunks as they finish
+    try:
+        if engine == "ray":
+            _ray(job, samples, ranges, progress, parts)
+        elif workers == 1:
+            try:
+                _serial(job, samples, ranges, progress, parts)
+            finally:
+                release()
+        else:
+            _processes(job, samples, ranges, workers, progress, parts)
+    except KeyboardInterrupt:
+        raise EvalInterrupted(_ordered(parts)) from None
+    return _ordered(parts)
+
+
+def _ordered(parts: list[list[SampleResult]]) -> list[SampleResult]:
+    return sorted((r for part in parts for r in part), key=lambda r: r.index)
 
 
 def _serial(job: EvalJob, samples: Sequence[list[np.ndarray]], ranges: list[tuple[int, int]],
-            progress: Callable[[int], None] | None) -> Iterator[list[SampleResult]]:
+            progress: Callable[[int], None] | None, parts: list[list[SampleResult]]) -> None:
     for a, b in ranges:
-        part = run_chunk(job, a, samples[a:b], worker=False)
+        parts.append(run_chunk(job, a, samples[a:b], worker=False))
         if progress:
             progress(b - a)
-        yield part
+
+
+def _ignore_sigint() -> None:
+    """A worker's initializer: Ctrl-C in a terminal reaches the whole process group; the parent handles it
+    (and stops the workers), a worker does not print its own traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _processes(job: EvalJob, samples: Sequence[list[np.ndarray]], ranges: list[tuple[int, int]], workers: int,
-               progress: Callable[[int], None] | None) -> list[list[SampleResult]]:
+               progress: Callable[[int], None] | None, parts: list[list[SampleResult]]) -> None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    before = {p.pid for p in multiprocessing.active_children()}
     # spawn: a worker starts clean (no inherited device state, threads or open handles from this process).
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_ignore_sigint)
+    try:
         futures = {pool.submit(run_chunk, job, a, list(samples[a:b])): b - a for a, b in ranges}
-        parts = []
         for f in as_completed(futures):
             parts.append(f.result())
             if progress:
                 progress(futures[f])
-    return parts
+    except KeyboardInterrupt:
+        # stop now: the chunks running are abandoned, not waited for (the pool's own shutdown would)
+        pool.shutdown(wait=False, cancel_futures=True)
+        workers_started = [p for p in multiprocessing.active_children() if p.pid not in before]
+        for p in workers_started:
+            p.terminate()
+        for p in workers_started:
+            p.join(timeout=1.0)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _ray(job: EvalJob, samples: Sequence[list[np.ndarray]], ranges: list[tuple[int, int]],
-         progress: Callable[[int], None] | None) -> list[list[SampleResult]]:
+         progress: Callable[[int], None] | None, parts: list[list[SampleResult]]) -> None:
     import importlib.util
 
     from ..errors import NotSupportedError
@@ -249,12 +302,10 @@ def _ray(job: EvalJob, samples: Sequence[list[np.ndarray]], ranges: list[tuple[i
     try:
         task = ray.remote(run_chunk)
         refs = [(task.remote(job, a, list(samples[a:b])), b - a) for a, b in ranges]
-        parts = []
         for ref, n in refs:  # in submission order: the progress lags a slow chunk, the results do not
             parts.append(ray.get(ref))
             if progress:
                 progress(n)
-        return parts
     finally:
         if started:
             ray.shutdown()  # leave no cluster connection (or local instance) behind this call

@@ -1,7 +1,8 @@
 """``tvmdevice`` entry point: argument parsing, sub-command dispatch, and the one error exit.
 
 Whatever a user can give — a missing file, a directory, a bad array, a
-closed pipe — ends in one line on stderr and exit status 1, never a
+closed pipe — ends in one line on stderr and exit status 1 (2 for an output
+path that cannot be written, found before any work starts), never a
 traceback.  A traceback is still available for a real bug:
 ``TVMDEVICE_DEBUG=1`` re-raises.
 """
@@ -69,8 +70,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from .output_paths import EXIT_STATUS, OutputPathError
+
     try:
         return int(args.func(args) or 0)
+    except OutputPathError as exc:
+        _error(str(exc))
+        return EXIT_STATUS
     except TVMDeviceError as exc:
         return _error(str(exc))
     except KeyboardInterrupt:

@@ -2,7 +2,8 @@
 
 Inputs and outputs (dtype, shape, scale, zero point), each operator with its
 tensors, its device, the devices that declined it and why, its kernel and
-scratch, and its multiply-accumulates; the memory plan per pool.
+scratch, and its multiply-accumulates; the memory plan per pool, and every
+buffer's pool, offset, size and first and last operator.
 
 MACs count what the arithmetic-heavy operators do per inference: CONV_2D
 ``out_elements * kh * kw * in_channels``, DEPTHWISE_CONV_2D
@@ -75,6 +76,7 @@ def model_info(module: "CompiledModule") -> dict[str, Any]:
         "partitions": placement.to_json()["partitions"],
         "macs": sum(o["macs"] for o in ops),
         "memory": module.plan.to_json(),
+        "buffers": [a.to_json() for a in module.plan.allocations()],
     }
 
 

@@ -37,8 +37,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="write outputs as output_<k>.npy (row i = sample i when there are several) and the "
                         "sample names, one a line, as samples.txt")
     add_output_args(p)
-    p.add_argument("--profile", action="store_true", help="print per-operator device and time")
-    p.add_argument("--trace", metavar="OUT.json", help="write a Chrome/Perfetto trace of lifecycle, copies, kernels")
+    p.add_argument("--profile", action="store_true",
+                   help="print per-operator device and time; for an export on a Cortex-M --cpu, the instructions "
+                        "of each operator and device call of the measured run, summing to the whole run")
+    p.add_argument("--trace", metavar="OUT.json",
+                   help="write a Chrome/Perfetto trace of lifecycle, copies, kernels; for an export on a Cortex-M "
+                        "--cpu, of the measured firmware run with instructions as time")
     p.add_argument("--strict", action="store_true", help="refuse host fallback for operators accelerators declined")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of text")
     p.set_defaults(func=run)
@@ -74,8 +78,12 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from .. import get_registry
+    from .classes import check_top_k, class_count
     from .inputs import graph_specs
+    from .output_paths import check_output_dir, check_output_file
 
+    check_output_dir(args.output, "-o")  # before any work: a bad path is found now, not after the run
+    check_output_file(args.trace, "--trace")
     console = Console(stderr=args.json, highlight=False, soft_wrap=True)
     if is_export(args.model):
         from .export_cmd import run_exported
@@ -96,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     module, name = compile_model(args.model, args.target, strict=args.strict, registry=registry)
     graph = module.graph
     in_specs, out_specs = graph_specs(graph, graph.inputs), graph_specs(graph, graph.outputs)
+    check_top_k(args.top_k, class_count(out_specs[0].shape))
     samples = samples_from_args(args, in_specs)
     if not args.json:
         console.print(f"[bold]model[/] {name}: {len(graph.operators)} operators; [bold]target[/] {module.target}")

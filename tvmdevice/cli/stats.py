@@ -42,6 +42,7 @@ class LatencyStats:
         return asdict(self)
 
     def line(self) -> str:
-        return (f"mean {self.mean_us:,.1f} us, median {self.median_us:,.1f}, p90 {self.p90_us:,.1f}, "
-                f"p99 {self.p99_us:,.1f}, std {self.std_us:,.1f} (min {self.min_us:,.1f}, max {self.max_us:,.1f}; "
+        """The statistics on one line, the median first: the headline, which one cold run does not sway."""
+        return (f"median {self.median_us:,.1f} us (mean {self.mean_us:,.1f}, p90 {self.p90_us:,.1f}, "
+                f"p99 {self.p99_us:,.1f}, std {self.std_us:,.1f}, min {self.min_us:,.1f}, max {self.max_us:,.1f}; "
                 f"{self.runs} runs)")

@@ -71,8 +71,8 @@ def emit_activate(ctx: Context) -> str:
     for k, d in enumerate(ctx.devices):
         if d.has_struct:
             call = ctx.call(d.symbol("Activate"), f"{d.c_name}_Activate", device=d.name)
-            lines.append(f"  status = {d.symbol('Activate')}(devices->{d.c_name});\n"
-                         f"{_check(ctx, call, 'fail_run')}  {ctx.p}_active[{k}] = 1;\n")
+            lines.append(call.marked(f"  status = {d.symbol('Activate')}(devices->{d.c_name});\n")
+                         + f"{_check(ctx, call, 'fail_run')}  {ctx.p}_active[{k}] = 1;\n")
     return "".join(lines)
 
 
@@ -83,8 +83,8 @@ def emit_deactivate(ctx: Context) -> str:
              for k, d in enumerate(ctx.devices) if d.has_struct}
     for k, d in reversed(list(enumerate(ctx.devices))):
         if d.has_struct:
-            lines.append(f"  if ({p}_active[{k}]) {{\n    {p}_active[{k}] = 0;\n"
-                         f"    {p}_keep(&status, {d.symbol('Deactivate')}(devices->{d.c_name}), {calls[k].name});\n"
+            keep = f"    {p}_keep(&status, {d.symbol('Deactivate')}(devices->{d.c_name}), {calls[k].name});\n"
+            lines.append(f"  if ({p}_active[{k}]) {{\n    {p}_active[{k}] = 0;\n{calls[k].marked(keep, '    ')}"
                          f"  }}\n")
     body = "".join(lines) or "  (void)devices; /* no device has a lifecycle */\n"
     return (f"static int32_t {p}_deactivate(int32_t status, struct {p}_devices* devices) {{\n"

@@ -47,9 +47,10 @@ def emit_kernel(ctx: Context, constants: ConstantTable, step: KernelStep) -> str
     named = ctx.call(symbol, f"op{op.index}_{op.type}", operator=op.index, type=op.type, device=step.device)
     ctx.kernels.add(symbol)
     listed = ",\n        ".join(buffers)
+    invoke = named.marked(f"    status = {symbol}({params}, buffers, {handle});\n", "    ")
     return (f"  {{ /* #{op.index} {op.type} on {step.device} */\n"
             f"    void* const buffers[] = {{\n        {listed}}};\n"
-            f"    status = {symbol}({params}, buffers, {handle});\n"
+            f"{invoke}"
             f"    if (status != TVMD_OK) return {ctx.p}_fail_run({named.name}, status, devices);\n  }}\n")
 
 
@@ -70,7 +71,7 @@ def emit_copy(ctx: Context, step: CopyStep) -> str:
         label = f"copy_t{step.tensor}_from_{device.c_name}"
     named = ctx.call(fn, label, tensor=step.tensor, src=step.src, dst=step.dst, bytes=t.nbytes)
     return (f"  /* tensor {step.tensor} {step.src} -> {step.dst} */\n"
-            f"  status = {fn}({args});\n"
+            + named.marked(f"  status = {fn}({args});\n") +
             f"  if (status != TVMD_OK) return {ctx.p}_fail_run({named.name}, status, devices);\n")
 
 

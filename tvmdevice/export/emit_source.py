@@ -13,7 +13,14 @@ from .emit_lifecycle import Teardown, emit_activate, emit_close, emit_deactivate
 from .emit_run import emit_pool, emit_run, emit_state, emit_steps
 from .model import Context
 
-__all__ = ["emit_model_source", "describe"]
+__all__ = ["emit_model_source", "describe", "PROFILE_MARKS"]
+
+#: The profiling marks around each call of run (:meth:`.model.Call.marked`): the firmware profiler's
+#: with ``TVMD_FW_PROFILE`` (``tvmdevice run DIR --cpu cortex-m55 --profile``), nothing otherwise.
+PROFILE_MARKS = ("/* Profiling marks around each call of run: the firmware profiler's when built with TVMD_FW_PROFILE\n"
+                 " * (tvmdevice run DIR --cpu ... --profile), nothing otherwise. */\n"
+                 "#ifdef TVMD_FW_PROFILE\n#include \"tvmdevice_fw.h\"\n#endif\n"
+                 "#ifndef TVMD_FW_MARK\n#define TVMD_FW_MARK(id) ((void)0)\n#endif\n")
 
 
 def describe(call: dict) -> str:
@@ -121,6 +128,7 @@ def emit_model_source(ctx: Context, constants: ConstantTable) -> str:
             f" * Target: {ctx.module.target}\n */\n"
             "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n"
             f"#include \"tvmdevice/c_device_api.h\"\n{includes}#include \"{p}.h\"\n#include \"{p}_constants.h\"\n\n"
+            f"{PROFILE_MARKS}\n"
             f"{emit_prototypes(ctx)}\n{pool_decl}\n{emit_calls(ctx)}\n{emit_device_state(ctx)}"
             f"{emit_errors(ctx)}{teardown}\n{emit_fail_open(ctx)}\n{deactivate}\n{emit_fail_run(ctx)}\n"
             f"static uint8_t {p}_opened;\n{flag}\n{emit_open(ctx, open_steps, pending)}\n{run}\n"

@@ -94,6 +94,13 @@ class Call:
     index: int
     name: str
 
+    def marked(self, statement: str, indent: str = "  ") -> str:
+        """``statement`` (its lines, each ending in a newline) between the call's profiling marks: the
+        firmware profiler's ``TVMD_FW_MARK`` ``2 * index`` before it and ``2 * index + 1`` after it,
+        which compile to nothing unless the export is built with ``TVMD_FW_PROFILE``."""
+        return (f"{indent}TVMD_FW_MARK({2 * self.index});\n{statement}"
+                f"{indent}TVMD_FW_MARK({2 * self.index + 1});\n")
+
 
 class Context:
     """One export's names, numbered calls and buffer expressions, shared by the ``emit_*`` pieces."""

@@ -6,7 +6,9 @@ cached under ``DIR/build/<cpu>``; :func:`run_export` writes the inputs to
 files, runs the runner, reads the outputs and every device struct back, and
 measures the image: flash (code, the model's constants and params, the rest)
 and RAM (the planned pools, static RAM, the stack's high-water mark) from the
-linked ELF, instructions per run counted under QEMU.
+linked ELF, instructions per run counted under QEMU.  With ``profile=True`` (Cortex-M only) the
+export is built with its profiling marks (``TVMD_FW_PROFILE``, a separate cached image) and the
+measured run is reported call by call (:mod:`.profile`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ..firmware.cpus import get_cpu
 from ..firmware.elf import read_elf
 from ..layout import Layout
 from . import layout as L
+from .profile import FirmwareProfile, profile_from_run
 from .runner import EXIT_CODES, EXIT_USAGE
 
 __all__ = ["ExportRun", "load_metadata", "build_export", "run_export", "run_export_frames", "is_export"]
@@ -55,8 +58,15 @@ def load_metadata(directory: "str | Path") -> dict[str, Any]:
     return meta
 
 
-def build_export(directory: "str | Path", cpu: str) -> Image:
+#: The define that compiles the profiling marks into an export's run (tvmdevice_fw.h).
+PROFILE_DEFINE = "TVMD_FW_PROFILE"
+
+
+def build_export(directory: "str | Path", cpu: str, *, profile: bool = False) -> Image:
     """The runner of the export in ``directory`` built for ``cpu`` (reused when nothing changed).
+
+    ``profile`` builds it with the profiling marks around each call of run (a Cortex-M CPU only: the
+    host build has no instruction counter), as a separate image beside the unprofiled one.
 
     :raises ToolchainMissingError: the CPU's compiler is not installed (the message says what to install).
     :raises FirmwareBuildError: the build failed (the message has the compiler's first error).
@@ -67,11 +77,16 @@ def build_export(directory: "str | Path", cpu: str) -> Image:
     if cpu not in cpus:
         raise InvalidArgumentError(f"unknown cpu {cpu!r}: the export builds for {', '.join(cpus)}")
     b = cpus[cpu]
+    if profile and get_cpu(cpu).is_host:
+        raise InvalidArgumentError("profiling an export counts instructions under QEMU: choose a Cortex-M "
+                                   f"--cpu ({', '.join(c for c in cpus if c != 'host')})")
     base = compiler_flags(get_cpu(cpu))
     extra = [f for f in b["cflags"] if f not in base]
     sources = [root / s for s in [*b["sources"], meta["build"]["runner"]]]
-    return build(sources, [root / d for d in b["include_dirs"]], cpu, root / "build" / cpu, b["defines"],
-                 name="runner", extra_cflags=extra)
+    defines = {**b["defines"], **({PROFILE_DEFINE: 1} if profile else {})}
+    return build(sources, [root / d for d in b["include_dirs"]], cpu, root / "build" / cpu, defines,
+                 name="runner-profile" if profile else "runner", extra_cflags=extra,
+                 constants=meta["build"].get("constants_region", "flash"))
 
 
 @dataclass(frozen=True)
@@ -81,7 +96,8 @@ class ExportRun:
     cpu: str
     #: the outputs of the last frame run (the only one for :func:`run_export`)
     outputs: list[np.ndarray]
-    #: device name -> its struct's members after the run (counters, power state...)
+    #: device name -> its struct's members as the measured run left them (power state...), its counters
+    #: (members the device declares ``counter``) as their increase over that run
     devices: dict[str, dict[str, Any]]
     result: RunResult
     footprint: Footprint
@@ -93,6 +109,8 @@ class ExportRun:
     pool: bytes | None = None
     #: every frame's outputs, in the order the frames were given (:func:`run_export_frames`)
     frames: list[list[np.ndarray]] = field(default_factory=list)
+    #: the measured run call by call (``profile=True``), else None
+    profile: FirmwareProfile | None = None
 
     @property
     def instructions(self) -> int | None:
@@ -109,8 +127,9 @@ class ExportRun:
         return {
             "cpu": self.cpu,
             "flash": {"code": fp.flash_code, "constants": self.model_constants, "params": self.model_params,
-                      "other_constants": fp.flash_constants - self.model_constants - self.model_params,
-                      "data": fp.flash_data, "total": fp.flash},
+                      "other_constants": fp.flash_constants + fp.external_constants - self.model_constants
+                      - self.model_params, "data": fp.flash_data, "total": fp.flash,
+                      "external": fp.external_constants},
             "ram": {"pools": self.pools, "static": fp.ram, "stack": stack,
                     "total": fp.ram + (stack or 0)},
             "instructions": self.instructions,
@@ -150,23 +169,25 @@ def _check_inputs(meta: dict[str, Any], inputs: Sequence[np.ndarray]) -> list[by
 
 
 def run_export(directory: "str | Path", cpu: str, inputs: Sequence[np.ndarray], *,
-               timeout: float = 120.0, read_pool: bool = False) -> ExportRun:
+               timeout: float = 120.0, read_pool: bool = False, profile: bool = False) -> ExportRun:
     """Build (cached) and run the export in ``directory`` on ``cpu`` with ``inputs`` (one frame).
 
     The run starts from the state ``tvmgen_<model>_open`` leaves (a stateful model's reset state).
 
     :param read_pool: read the host pool back after the run (:attr:`ExportRun.pool`; exports with
         external pools only, where the runner owns the pool).
+    :param profile: build with the profiling marks and report the measured run call by call
+        (:attr:`ExportRun.profile`; Cortex-M only).
     :raises InvalidArgumentError: wrong inputs (count, dtype, shape) or not an export.
     :raises KernelError: the generated run returned a failing status (the message names the call).
     :raises ToolchainMissingError, FirmwareBuildError, FirmwareTimeoutError, FirmwareRunError: see
         :mod:`tvmdevice.firmware`.
     """
-    return run_export_frames(directory, cpu, [inputs], timeout=timeout, read_pool=read_pool)
+    return run_export_frames(directory, cpu, [inputs], timeout=timeout, read_pool=read_pool, profile=profile)
 
 
 def run_export_frames(directory: "str | Path", cpu: str, frames: Sequence[Sequence[np.ndarray]], *,
-                      timeout: float = 120.0, read_pool: bool = False) -> ExportRun:
+                      timeout: float = 120.0, read_pool: bool = False, profile: bool = False) -> ExportRun:
     """Build (cached) and run the export in ``directory`` on ``cpu`` with each frame's inputs, in order.
 
     One process runs them all as one sequence: the first frame from the state ``tvmgen_<model>_open``
@@ -180,7 +201,7 @@ def run_export_frames(directory: "str | Path", cpu: str, frames: Sequence[Sequen
     if not frames:
         raise InvalidArgumentError("run_export_frames needs at least one frame of inputs")
     data = [_check_inputs(meta, inputs) for inputs in frames]
-    image = build_export(root, cpu)
+    image = build_export(root, cpu, profile=profile)
     with tempfile.TemporaryDirectory(prefix="tvmd-export-run-") as tmp:
         work = Path(tmp)
         names = [f"in{k}.bin" for k in range(len(meta["inputs"]))]
@@ -220,7 +241,9 @@ def run_export_frames(directory: "str | Path", cpu: str, frames: Sequence[Sequen
     for memory, planned in meta["memory"]["pools"].items():
         if memory != "host":
             pools[memory] = planned["bytes"]
-    return ExportRun(cpu, outputs[-1], states, result, measure(image), constants, params, pools, pool, outputs)
+    calls = profile_from_run(meta["calls"], result, cpu) if profile else None
+    return ExportRun(cpu, outputs[-1], states, result, measure(image), constants, params, pools, pool, outputs,
+                     calls)
 
 
 def _device_states(meta: dict[str, Any], blob: bytes, cpu: str) -> dict[str, dict[str, Any]]:
@@ -229,19 +252,33 @@ def _device_states(meta: dict[str, Any], blob: bytes, cpu: str) -> dict[str, dic
 
     model = HOST if get_cpu(cpu).is_host else ILP32
     types = {t.name: t for t in get_registry().device_types()}
-    states: dict[str, dict[str, Any]] = {}
-    offset = 0
+    layouts: dict[str, Layout] = {}
     for d in meta["devices"]:
         if d["struct"] is None:
             continue
         dtype = types.get(d["name"])
         if dtype is None:
-            break  # the plugin is not installed here: its struct cannot be decoded
-        layout: Layout = dtype.layout.for_data_model(model)
-        chunk = blob[offset: offset + layout.size]
+            return {}  # a plugin is not installed here: the structs cannot be decoded
+        layouts[d["name"]] = dtype.layout.for_data_model(model)
+    half = sum(layout.size for layout in layouts.values())
+    states: dict[str, dict[str, Any]] = {}
+    offset = 0
+    for name, layout in layouts.items():  # the runner writes every struct before the run, then after it
+        before = _decode(layout, blob[offset: offset + layout.size])
+        after = _decode(layout, blob[half + offset: half + offset + layout.size])
         offset += layout.size
-        states[d["name"]] = _decode(layout, chunk)
+        for f in layout.fields:
+            if f.counter and f.name in after:
+                after[f.name] = _increase(after[f.name], before[f.name])
+        states[name] = after
     return states
+
+
+def _increase(after: Any, before: Any) -> Any:
+    """``after - before``, element by element for an array member."""
+    if isinstance(after, list):
+        return [_increase(a, b) for a, b in zip(after, before)]
+    return after - before
 
 
 def _decode(layout: Layout, chunk: bytes) -> dict[str, Any]:

@@ -12,8 +12,9 @@ leaves no trace.  Frame 0 then runs again, the measured region of
 :mod:`tvmdevice.firmware`, from the state open leaves, and frames 1 .. F-1 follow in
 order, each from the state the one before left: the outputs are those of the sequence
 of frames given, as TFLM's interpreter invoked once per frame gives them.  Each output
-file gets its ``F`` frames; ``DEVICES`` every device struct's bytes as the last run left
-them (before Close), in ``tvmgen_<model>_devices`` order; with external pools (the
+file gets its ``F`` frames; ``DEVICES`` every device struct's bytes right before the
+measured run, then every one right after it, each time in ``tvmgen_<model>_devices``
+order (so that a counter's increase over the measured run can be told); with external pools (the
 runner owns the host pool then) the pool's bytes after the last run go to ``POOL`` when
 it is given, so that tests can read every tensor.  Exit status: 0 success; the model's
 failing ``tvmd_status_t`` itself (1..63; the failed call is printed); 64 usage, 65 an
@@ -45,7 +46,8 @@ def runner_source(model: GeneratedModel, devices: list[ExportDevice], external_p
     structs = [d for d in devices if d.has_struct]
     buffers = "".join(_buffer("input", k, io, p) for k, io in enumerate(model.inputs))
     buffers += "".join(_buffer("output", k, io, p) for k, io in enumerate(model.outputs))
-    buffers += "".join(f"static {d.struct} device_{d.c_name};\n" for d in structs)
+    buffers += "".join(f"static {d.struct} device_{d.c_name}, before_{d.c_name}, after_{d.c_name};\n"
+                       for d in structs)
     if external_pools:
         buffers += (f"static uint8_t host_pool[{p.upper()}_HOST_POOL_SIZE] "
                     f"__attribute__((aligned({p.upper()}_HOST_POOL_ALIGNMENT)));\n")
@@ -64,8 +66,10 @@ def runner_source(model: GeneratedModel, devices: list[ExportDevice], external_p
     writes = "".join(f"    if (fwrite(output_{k}, 1, sizeof(output_{k}), out_{k}) != sizeof(output_{k})) "
                      f"written = 0;\n" for k in range(nout))
     closes = "".join(f"  if (fclose(out_{k}) != 0) written = 0;\n" for k in range(nout))
-    dump = "".join(f"  if (ok && fwrite(&device_{d.c_name}, 1, sizeof(device_{d.c_name}), f) != "
-                   f"sizeof(device_{d.c_name})) ok = 0;\n" for d in structs)
+    dump = "".join(f"  if (ok && fwrite(&{when}_{d.c_name}, 1, sizeof({when}_{d.c_name}), f) != "
+                   f"sizeof({when}_{d.c_name})) ok = 0;\n" for when in ("before", "after") for d in structs)
+    before = "".join(f"    before_{d.c_name} = device_{d.c_name};\n" for d in structs)
+    after = "".join(f"    after_{d.c_name} = device_{d.c_name};\n" for d in structs)
     pools = "&pools, " if external_pools else ""
     extra_arg = f" && argc != {3 + nin + nout}" if external_pools else ""
     pool_dump = (f"  if (argc == {3 + nin + nout} && write_file(argv[{2 + nin + nout}], host_pool, sizeof(host_pool)) "
@@ -151,10 +155,10 @@ int main(int argc, char** argv) {{
   if (status != 0) return failed("{p}_open", status);
   status = {p}_run(&inputs, &outputs, {pools}&devices); /* warm-up */
 {reset}  if (status == 0) {{
-    tvmd_fw_region_begin();
+{before}    tvmd_fw_region_begin();
     status = {p}_run(&inputs, &outputs, {pools}&devices);
     tvmd_fw_region_end();
-  }}
+{after}  }}
   int written = 1, more = 0;
   while (status == 0) {{ /* frame 0 ran: write each frame's outputs, run the next */
 {writes}    more = read_frame(argv + 1);
@@ -166,7 +170,7 @@ int main(int argc, char** argv) {{
     (void){p}_close(&devices);
     return code;
   }}
-  /* the device structs as the run left them (counters), before Close and Destroy reset them */
+  /* the device structs before and after the measured run (counters), written before Close */
   FILE* f = fopen(argv[{1 + nin + nout}], "wb");
   int ok = f != NULL;
 {dump}  if (f != NULL && fclose(f) != 0) ok = 0;

@@ -17,15 +17,17 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..aot.schedule import HOST
 from ..errors import InvalidArgumentError
 from ..firmware.build import compiler_flags
 from ..firmware.cpus import get_cpu
-from ..firmware.linker import linker_script
+from ..firmware.linker import CONSTANTS_REGIONS, linker_script
 from ..firmware.platform import PLATFORM_DIR, platform_sources
 from ..headers import device_header, model_c_name
 from . import layout as L
 from .codegen import GeneratedModel, generate
 from .devices import ExportDevice, export_devices
+from .fit import Budget, Needs
 from .makefile import makefile
 from .runner import RUNNER, runner_source
 from .select import ship_used_sources
@@ -62,7 +64,8 @@ def compiled_mcpu(module: "CompiledModule", mcpu: str | None = None) -> str:
 
 
 def export(module: "CompiledModule", directory: "str | Path", *, name: str | None = None,
-           external_pools: bool = False, mcpu: str | None = None, source_model: bytes | None = None) -> Path:
+           external_pools: bool = False, mcpu: str | None = None, source_model: bytes | None = None,
+           constants_region: str = "flash", budget: Budget | None = None) -> Path:
     """Write ``module`` as C into ``directory`` (TVM's Model Library Format); return the directory.
 
     :param name: the model's C name part (``tvmgen_<name>_run``); default: the graph's name.
@@ -70,8 +73,16 @@ def export(module: "CompiledModule", directory: "str | Path", *, name: str | Non
     :param mcpu: the ``-mcpu`` the module must be compiled for (default: whichever it is compiled for; see
         :func:`compiled_mcpu`).
     :param source_model: the ``.tflite`` bytes to keep as ``src/<name>.tflite`` (default: the module's).
+    :param constants_region: where the Cortex-M images put the model's constant tensors: ``flash`` with
+        the code, or ``external``: the board's larger memory where it has one (the AN547's QSPI flash;
+        :func:`tvmdevice.firmware.linker.linker_script`).
+    :param budget: the board's memories: the plan is checked against them before anything is written
+        (:mod:`.fit`).
+    :raises ModelDoesNotFitError: the plan needs more than ``budget`` has (the message says what and by
+        how much).
     :raises NotSupportedError: an operator or device has no C to export (the message names it).
-    :raises InvalidArgumentError: ``directory`` exists and is neither empty nor an earlier export; the
+    :raises InvalidArgumentError: ``directory`` exists and is neither empty nor an earlier export, or
+        cannot be written (the message names ``directory``, never the staging directory beside it); the
         module is not compiled for ``mcpu`` (:func:`compiled_mcpu`).
     """
     dest = Path(directory)
@@ -84,13 +95,27 @@ def export(module: "CompiledModule", directory: "str | Path", *, name: str | Non
     if source_model is None:
         source_model = module.source_model
     mcpu = compiled_mcpu(module, mcpu)
+    if constants_region not in CONSTANTS_REGIONS:
+        raise InvalidArgumentError(f"constants region {constants_region!r}: expected one of "
+                                   f"{', '.join(CONSTANTS_REGIONS)}")
     devices = export_devices(module)  # none when every operator is a view: run only copies
     generated = generate(module, model_name, devices, external_pools=external_pools)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    if budget is not None:
+        budget.check(Needs(generated.constant_bytes, generated.params_bytes, module.plan.pools[HOST].size,
+                           sum(io.nbytes for io in (*generated.inputs, *generated.outputs)),
+                           external_constants=constants_region == "external"))
     try:
-        _write(staging, module, generated, devices, external_pools, mcpu, source_model)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    except OSError as exc:
+        raise InvalidArgumentError(f"cannot write the export {str(dest)!r}: {exc.strerror or exc}") from None
+    try:
+        _write(staging, module, generated, devices, external_pools, mcpu, source_model, constants_region)
         _replace(staging, dest)
+    except OSError as exc:
+        # the staging directory beside it is ours, not the user's: the error names their path
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InvalidArgumentError(f"cannot write the export {str(dest)!r}: {exc.strerror or exc}") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -182,7 +207,7 @@ def _build(root: Path, generated: GeneratedModel, devices: list[ExportDevice],
 
 
 def _write(root: Path, module: "CompiledModule", generated: GeneratedModel, devices: list[ExportDevice],
-           external_pools: bool, mcpu: str, source_model: bytes | None) -> None:
+           external_pools: bool, mcpu: str, source_model: bytes | None, constants_region: str) -> None:
     from .. import __version__
     from .metadata import metadata
 
@@ -196,11 +221,12 @@ def _write(root: Path, module: "CompiledModule", generated: GeneratedModel, devi
     for cpu_name in EXPORT_CPUS:
         cpu = get_cpu(cpu_name)
         if not cpu.is_host:
-            _put(root, f"{L.PLATFORM}/{cpu_name}.ld", linker_script(cpu))
+            _put(root, f"{L.PLATFORM}/{cpu_name}.ld", linker_script(cpu, constants=constants_region))
     per_device = {d.name: _device_files(root, module, d) for d in devices}
     runner = runner_source(generated, devices, external_pools)
     _put(root, RUNNER, runner)
     build = _build(root, generated, devices, per_device)
+    build["constants_region"] = constants_region
     # each CPU builds only the device C the model reaches there; the rest is not shipped
     ship_used_sources(root, {d.name: L.device_dir(d.c_name) for d in devices}, generated.calls,
                       [*(text for rel, text in generated.files.items() if rel.endswith(".c")), runner], build["cpus"])

@@ -18,7 +18,7 @@ whose instructions are counted apart.
 from __future__ import annotations
 
 from .build import Image, build, compiler_flags
-from .cpus import CPUS, Cpu, Machine, MemoryRegion, get_cpu
+from .cpus import BOARDS, CPUS, Cpu, Machine, MemoryRegion, get_cpu
 from .errors import (
     FirmwareBuildError,
     FirmwareError,
@@ -34,6 +34,7 @@ from .toolchain import ARM_PACKAGES, find_qemu, find_toolchain, install_hint
 
 __all__ = [
     "ARM_PACKAGES",
+    "BOARDS",
     "CPUS",
     "Cpu",
     "DEFAULT_STACK_SIZE",

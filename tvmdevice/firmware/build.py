@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -150,16 +151,45 @@ def _first_error(log: str) -> str:
     return lines[0] if lines else "no diagnostic"
 
 
+_OVERFLOW = re.compile(r"region `(\w+)' overflowed by (\d+) bytes")
+
+
+def _overflow(log: str, cpu: Cpu) -> str | None:
+    """What ld's "region `X' overflowed by N bytes" lines say, with the machine's names and sizes."""
+    found = _OVERFLOW.findall(log)
+    if not found or cpu.machine is None:
+        return None
+    regions = cpu.machine.regions()
+    parts = []
+    for region, over in dict(found).items():
+        memory = regions.get(region)
+        where = f" ({memory.name}, {memory.length:,} B)" if memory is not None else ""
+        parts.append(f"region {region}{where} overflowed by {int(over):,} bytes")
+    return f"the image does not fit {cpu.machine.name}: " + "; ".join(parts)
+
+
+def _failure(name: str, cpu: Cpu, first: str, log: str, log_path: Path) -> FirmwareBuildError:
+    """The build's error, its whole log left in ``log_path`` (and named in the message)."""
+    try:
+        log_path.write_text(log)
+        where = f" (whole log: {log_path})"
+    except OSError:
+        where = ""
+    return FirmwareBuildError(f"build of {name!r} for {cpu.name} failed: {first}{where}", log)
+
+
 def build(sources: "Iterable[str | Path]", include_dirs: "Iterable[str | Path]" = (), cpu: "str | Cpu" = "host",
           out_dir: "str | Path" = "build", defines: "Mapping[str, object] | Iterable[str] | None" = None, *,
           name: str = "firmware", opt_level: str = "-O2", stack_size: int = DEFAULT_STACK_SIZE,
-          extra_cflags: Iterable[str] = (), libraries: Iterable[str] = ("m",)) -> Image:
+          extra_cflags: Iterable[str] = (), libraries: Iterable[str] = ("m",), constants: str = "flash") -> Image:
     """Compile and link ``sources`` for ``cpu`` into ``out_dir`` (reusing an identical earlier build).
 
     ``defines`` is a mapping (``{"N": 4, "FLAG": None}``) or ``NAME[=VALUE]`` strings; ``stack_size`` is
     the stack reserved at the top of RAM on Cortex-M (ignored on the host); ``libraries`` are linked
-    with ``-l``.  Raises :class:`ToolchainMissingError` when the CPU's compiler is not installed and
-    :class:`FirmwareBuildError` (with the compiler's first error) when the build fails.
+    with ``-l``; ``constants`` is where an exported model's constants go (:func:`.linker.linker_script`).
+    Raises :class:`ToolchainMissingError` when the CPU's compiler is not installed and
+    :class:`FirmwareBuildError` (with the compiler's first error, or the regions a link overflowed and by
+    how much) when the build fails; its whole log is then left in ``out_dir/<name>-<cpu>.log``.
     """
     the_cpu = get_cpu(cpu)
     srcs = [Path(s).resolve() for s in sources]
@@ -185,7 +215,7 @@ def build(sources: "Iterable[str | Path]", include_dirs: "Iterable[str | Path]" 
     script: str | None = None
     link = [f"-l{lib}" for lib in libraries]
     if not the_cpu.is_host:
-        script = linker_script(the_cpu, stack_size)
+        script = linker_script(the_cpu, stack_size, constants)
         script_path = out / f"{stem}.ld"
         link = [*_CORTEXM_LINK_FLAGS, f"-T{script_path}", f"-Wl,-Map={out / stem}.map", *link]
     key = _build_key(toolchain, [toolchain.cc, *flags, *(f"-I{d}" for d in search), *link], script, all_sources,
@@ -200,11 +230,12 @@ def build(sources: "Iterable[str | Path]", include_dirs: "Iterable[str | Path]" 
     objects.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=max(1, min(len(all_sources), os.cpu_count() or 1))) as pool:
         compiled = list(pool.map(lambda src: _compile(toolchain, flags, search, src, objects), all_sources))
+    log_path = out / f"{stem}.log"
+    log_path.unlink(missing_ok=True)
     failed = [log for obj, log in compiled if obj is None]
     if failed:
         image_path.unlink(missing_ok=True)  # an image of other inputs must not pass for this build's
-        raise FirmwareBuildError(f"build of {name!r} for {the_cpu.name} failed: {_first_error(failed[0])}",
-                                 "\n".join(failed))
+        raise _failure(name, the_cpu, _first_error(failed[0]), "\n".join(failed), log_path)
     if script is not None:
         script_path.write_text(script)
     tmp = image_path.with_name(f".{image_path.name}.{os.getpid()}.tmp")
@@ -214,7 +245,7 @@ def build(sources: "Iterable[str | Path]", include_dirs: "Iterable[str | Path]" 
         tmp.unlink(missing_ok=True)
         image_path.unlink(missing_ok=True)
         log = proc.stderr + proc.stdout
-        raise FirmwareBuildError(f"build of {name!r} for {the_cpu.name} failed: {_first_error(log)}", log)
+        raise _failure(name, the_cpu, _overflow(log, the_cpu) or _first_error(log), log, log_path)
     os.replace(tmp, image_path)
     key_path.write_text(key + "\n")
     return Image(image_path, the_cpu, name, key, stack, cached=False)

@@ -12,6 +12,11 @@ cortex-m4      mps2-an386    ZBT SSRAM1 0x00000000, 4 MiB           ZBT SSRAM2/3
 cortex-m3      mps2-an385    ZBT SSRAM1 0x00000000, 4 MiB           ZBT SSRAM2/3 0x20000000, 4 MiB
 =============  ============  =====================================  =====================================
 
+The AN547 also has an 8 MiB QSPI flash at 0x28000000 (a ROM in QEMU's ``info mtree``), its
+:attr:`Machine.external` memory: an export's constants go there when asked
+(``tvmdevice export --constants-region external``), for models whose weights do not fit in the ITCM.
+:data:`BOARDS` names every machine; ``tvmdevice export --board`` checks a plan against its memories.
+
 The AN547 boots Secure with its vector table at 0x00000000 (``init-svtor``); the MPS2 boards load the
 initial SP and reset vector from address 0.  All are "flash" only by convention: QEMU models them as
 RAM, and the image is loaded there by ``-kernel``.  Program output does not use the boards' CMSDK
@@ -25,7 +30,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["MemoryRegion", "Machine", "Cpu", "CPUS", "get_cpu"]
+__all__ = ["MemoryRegion", "Machine", "Cpu", "CPUS", "BOARDS", "get_cpu"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,15 @@ class Machine:
     flash: MemoryRegion
     ram: MemoryRegion
     uart0: int
+    #: a larger read-only memory an export's constants can go to (external flash), if the board has one
+    external: MemoryRegion | None = None
+
+    def regions(self) -> dict[str, MemoryRegion]:
+        """The machine's memories by the linker script's names (FLASH, RAM, EXTERNAL)."""
+        found = {"FLASH": self.flash, "RAM": self.ram}
+        if self.external is not None:
+            found["EXTERNAL"] = self.external
+        return found
 
 
 @dataclass(frozen=True)
@@ -82,9 +96,13 @@ MPS3_AN547 = Machine(
     flash=MemoryRegion("itcm", 0x0000_0000, 512 * 1024),
     ram=MemoryRegion("dtcm", 0x2000_0000, 512 * 1024),
     uart0=0x5930_3000,
+    external=MemoryRegion("qspi", 0x2800_0000, 8 * 1024 * 1024),
 )
 MPS2_AN386 = Machine("mps2-an386", "Arm MPS2 with AN386 for Cortex-M4", _MPS2_FLASH, _MPS2_RAM, 0x4000_4000)
 MPS2_AN385 = Machine("mps2-an385", "Arm MPS2 with AN385 for Cortex-M3", _MPS2_FLASH, _MPS2_RAM, 0x4000_4000)
+
+#: Every board (QEMU machine) by name, with its memories: what ``tvmdevice export --board`` checks against.
+BOARDS: dict[str, Machine] = {m.name: m for m in (MPS3_AN547, MPS2_AN386, MPS2_AN385)}
 
 #: Every CPU by name.  Cortex-M55: the FPU and MVE come with ``-mcpu`` (GCC's ``-mfpu=auto``).
 CPUS: dict[str, Cpu] = {

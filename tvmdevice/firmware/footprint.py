@@ -38,6 +38,8 @@ class Footprint:
     stack: int | None
     #: every allocated section's size, by name
     sections: dict[str, int] = field(default_factory=dict)
+    #: constants in the machine's external memory (an export's, placed there), not in flash
+    external_constants: int = 0
 
     @property
     def flash(self) -> int:
@@ -51,14 +53,15 @@ class Footprint:
 
 
 def _is_constants(section: Section) -> bool:
-    return any(section.name == name or section.name.startswith(name + ".") for name in (".rodata", ".data.rel.ro"))
+    return any(section.name == name or section.name.startswith(name + ".")
+               for name in (".rodata", ".data.rel.ro", ".model_constants"))
 
 
 def measure(image: Image) -> Footprint:
     """The footprint of ``image`` from its ELF section headers."""
     elf = read_elf(image.path)
     machine = image.cpu.machine
-    code = constants = flash_data = ram_data = ram_bss = 0
+    code = constants = flash_data = ram_data = ram_bss = external = 0
     sizes: dict[str, int] = {}
     for s in elf.sections:
         if not s.allocated or s.size == 0:
@@ -66,6 +69,8 @@ def measure(image: Image) -> Footprint:
         sizes[s.name] = sizes.get(s.name, 0) + s.size
         if s.type == SHT_NOBITS:
             ram_bss += s.size
+        elif machine is not None and machine.external is not None and s.addr in machine.external:
+            external += s.size
         elif _is_constants(s):
             constants += s.size
         elif machine is not None:
@@ -78,4 +83,4 @@ def measure(image: Image) -> Footprint:
             ram_data += s.size
         else:
             code += s.size
-    return Footprint(code, constants, flash_data, ram_data, ram_bss, image.stack_size, sizes)
+    return Footprint(code, constants, flash_data, ram_data, ram_bss, image.stack_size, sizes, external)

@@ -7,7 +7,10 @@ compiled on first use with the host's ``cc`` into the cache folder, keyed by a h
 It adds one to a 64-bit counter, inline, before every guest instruction executes, so the count
 does not depend on timing, translation-block sizes or chaining: the same image and inputs give the
 same number on every run.  Given the addresses of ``tvmd_fw_region_begin``/``tvmd_fw_region_end``
-it also sums the instructions executed inside those regions.
+it also sums the instructions executed inside those regions; given those of ``tvmd_fw_mark`` and the
+functions it spells an id with, it records the profiling marks (``TVMD_FW_MARK(id)``) of the first
+region in order: each mark's id and the region's instructions outside marks when it began.  The
+instructions inside the marks are summed apart, so that a mark's own cost goes to no interval.
 """
 
 from __future__ import annotations
@@ -18,11 +21,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import FirmwareBuildError
+from .errors import FirmwareBuildError, FirmwareError
 from .platform import PLATFORM_DIR, cache_dir
 from .toolchain import host_cc
 
-__all__ = ["InstructionCounts", "plugin_path", "plugin_args", "read_counts"]
+__all__ = ["InstructionCounts", "MarkSite", "plugin_path", "plugin_args", "read_counts"]
 
 _SOURCE = PLATFORM_DIR / "qemu_icount_plugin.c"
 
@@ -37,6 +40,11 @@ class InstructionCounts:
     region: int
     #: how many measured regions completed
     regions: int
+    #: the first region's profiling marks, in the order they ran: (id, the region's instructions outside
+    #: marks when it began)
+    marks: tuple[tuple[int, int], ...] = ()
+    #: instructions inside the first region's marks (in ``region``, in no interval between marks)
+    mark_instructions: int = 0
 
 
 def plugin_path() -> Path:
@@ -64,11 +72,24 @@ def _escape(value: str) -> str:
     return value.replace(",", ",,")
 
 
-def plugin_args(out_file: Path, begin: int | None = None, end: int | None = None) -> str:
+@dataclass(frozen=True)
+class MarkSite:
+    """Where the profiling mark functions are (``tvmd_fw_mark``, ``_zero``, ``_one``, ``_stop``)."""
+
+    mark: int
+    zero: int
+    one: int
+    stop: int
+
+
+def plugin_args(out_file: Path, begin: int | None = None, end: int | None = None,
+                marks: MarkSite | None = None) -> str:
     """The value of QEMU's ``-plugin`` option (commas in the path doubled, as QEMU's option syntax wants)."""
     arg = f"{_escape(str(plugin_path()))},out={_escape(str(out_file))}"
     if begin is not None and end is not None:
         arg += f",begin=0x{begin:x},end=0x{end:x}"
+        if marks is not None:
+            arg += f",mark=0x{marks.mark:x},zero=0x{marks.zero:x},one=0x{marks.one:x},stop=0x{marks.stop:x}"
     return arg
 
 
@@ -79,5 +100,8 @@ def read_counts(out_file: Path) -> InstructionCounts | None:
     except FileNotFoundError:
         return None
     fields = dict(item.split("=", 1) for item in text.split())
+    if fields.get("marks_lost", "0") != "0":
+        raise FirmwareError("the QEMU instruction-count plugin ran out of memory for the profiling marks")
+    marks = tuple((int(i), int(c)) for i, c in (m.split(":") for m in fields.get("marks", "").split(",") if m))
     return InstructionCounts(int(fields["instructions"]), int(fields["region_instructions"]),
-                             int(fields["regions"]))
+                             int(fields["regions"]), marks, int(fields.get("mark_instructions", "0")))

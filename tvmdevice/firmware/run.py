@@ -27,7 +27,7 @@ from ..errors import InvalidArgumentError
 from .build import Image
 from .elf import read_elf
 from .errors import FirmwareRunError, FirmwareTimeoutError
-from .icount import plugin_args, read_counts
+from .icount import MarkSite, plugin_args, read_counts
 from .toolchain import find_qemu
 
 __all__ = ["RunResult", "run", "qemu_command"]
@@ -57,6 +57,11 @@ class RunResult:
     region_instructions: int | None
     #: measured regions completed
     regions: int
+    #: the first region's profiling marks in the order they ran: (id, the region's instructions outside
+    #: marks when it began); empty unless the image was built with ``TVMD_FW_PROFILE`` and counted
+    marks: tuple[tuple[int, int], ...]
+    #: instructions inside those marks (part of ``region_instructions``, in no interval between marks)
+    mark_instructions: int
     #: the stack's high-water mark in bytes (None on the host)
     stack_used: int | None
     #: a CPU fault, e.g. "HardFault at pc=0x1a2" (None when the program exited normally)
@@ -100,6 +105,15 @@ def _region_addresses(image: Image) -> tuple[int, int] | None:
     return begin.value & ~1, end.value & ~1  # Thumb functions have bit 0 set in the symbol table
 
 
+def _mark_site(image: Image) -> MarkSite | None:
+    """Where ``tvmd_fw_mark`` is, when the image has profiling marks (built with ``TVMD_FW_PROFILE``)."""
+    elf = read_elf(image.path)
+    found = [elf.symbol(f"tvmd_fw_mark{part}") for part in ("", "_zero", "_one", "_stop")]
+    if any(s is None for s in found):
+        return None
+    return MarkSite(*(s.value & ~1 for s in found if s is not None))
+
+
 def _communicate(proc: subprocess.Popen[bytes], timeout: float, what: str) -> tuple[bytes, bytes]:
     try:
         return proc.communicate(timeout=timeout)
@@ -133,8 +147,8 @@ def run(image: Image, args: Iterable[str] = (), cwd: "str | Path | None" = None,
             find_qemu(cpu)  # before building the plugin: a missing emulator is the error to report
             plugin = None
             if count_instructions:
-                regions = _region_addresses(image)
-                plugin = plugin_args(counts_file, *(regions or (None, None)))
+                begin, end = _region_addresses(image) or (None, None)
+                plugin = plugin_args(counts_file, begin, end, marks=_mark_site(image))
             cmd = qemu_command(image, args, plugin)
             what = f"{image.name} on {cpu.name} (qemu-system-arm -M {cmd[2]})"
         start = time.monotonic()
@@ -161,8 +175,9 @@ def run(image: Image, args: Iterable[str] = (), cwd: "str | Path | None" = None,
     result = RunResult(
         status=status, stdout=out.decode("utf-8", "replace"), stderr=err.decode("utf-8", "replace"),
         instructions=counts.total if counts else None, region_instructions=counts.region if counts else None,
-        regions=counts.regions if counts else 0, stack_used=stack_used, fault=fault, seconds=seconds,
-        command=tuple(cmd))
+        regions=counts.regions if counts else 0, marks=counts.marks if counts else (),
+        mark_instructions=counts.mark_instructions if counts else 0, stack_used=stack_used, fault=fault,
+        seconds=seconds, command=tuple(cmd))
     if check and (status != 0 or fault is not None):
         raise FirmwareRunError(_failure(what, result), result)
     return result

@@ -100,7 +100,7 @@ class _MalformedOption(Exception):
 
 
 def _quantized_bias_type(o: Any) -> None:
-    # TFLM's ParseConv2D / ParseFullyConnected convert quantized_bias_type with
+    # TFLM's ParseConv2D / ParseFullyConnected / ParseTransposeConv convert quantized_bias_type with
     # ConvertTensorType and refuse the operator ("Unsupported data type") when
     # it is no TensorType, before any Prepare.  A valid value only matters to
     # int16 kernels (it selects an int32 or int64 bias), so int8 ignores it.
@@ -154,6 +154,12 @@ def _fully_connected(o: Any) -> dict[str, Any]:
     if o.WeightsFormat() != tflite.FullyConnectedOptionsWeightsFormat.DEFAULT:
         raise _OptionError("shuffled weights format is not supported")
     return {"fused_activation": _activation(o.FusedActivationFunction()), "keep_num_dims": bool(o.KeepNumDims())}
+
+
+def _transpose_conv(o: Any) -> dict[str, Any]:
+    _quantized_bias_type(o)
+    return {"padding": _padding(o.Padding()), "stride_h": o.StrideH(), "stride_w": o.StrideW(),
+            "fused_activation": _activation(o.FusedActivationFunction())}
 
 
 def _pool(o: Any) -> dict[str, Any]:
@@ -229,9 +235,8 @@ _DECODERS: dict[str, tuple[int, type, Callable[[Any], dict[str, Any]], bool]] = 
                 lambda o: {"output_type": _tensor_type(o.OutputType())}, False),
     "ARG_MIN": (tflite.BuiltinOptions.ArgMinOptions, tflite.ArgMinOptions,
                 lambda o: {"output_type": _tensor_type(o.OutputType())}, False),
-    "TRANSPOSE_CONV": (tflite.BuiltinOptions.TransposeConvOptions, tflite.TransposeConvOptions,
-                       lambda o: {"padding": _padding(o.Padding()), "stride_h": o.StrideH(), "stride_w": o.StrideW(),
-                                  "fused_activation": _activation(o.FusedActivationFunction())}, True),
+    "TRANSPOSE_CONV": (tflite.BuiltinOptions.TransposeConvOptions, tflite.TransposeConvOptions, _transpose_conv,
+                       True),
     "BATCH_MATMUL": (tflite.BuiltinOptions.BatchMatMulOptions, tflite.BatchMatMulOptions,
                      lambda o: {"adj_x": bool(o.AdjX()), "adj_y": bool(o.AdjY()),
                                 "asymmetric_quantize_inputs": bool(o.AsymmetricQuantizeInputs())}, False),

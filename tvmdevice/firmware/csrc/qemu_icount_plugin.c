@@ -8,8 +8,16 @@
  * blocks (a conditional instruction whose condition fails still counts:
  * it was issued).  When begin/end are given (the addresses of tvmd_fw_region_begin
  * and tvmd_fw_region_end), the instructions executed from each begin to the
- * following end are added up apart.  At exit the plugin writes
- *   instructions=N region_instructions=M regions=K
+ * following end are added up apart.
+ *
+ * Profiling marks (tvmdevice_fw.h's TVMD_FW_MARK): given mark=, zero=, one=
+ * and stop= (the addresses of tvmd_fw_mark, tvmd_fw_mark_zero, _one and
+ * _stop), each mark run inside the first region is recorded in order: its id,
+ * spelled by the zero/one calls between mark and stop, and the region's
+ * instructions when it began, less those run inside earlier marks (from
+ * tvmd_fw_mark's first instruction up to tvmd_fw_mark_stop's), which are
+ * summed apart as mark_instructions.  At exit the plugin writes
+ *   instructions=N region_instructions=M regions=K mark_instructions=O marks=ID:AT,ID:AT,...
  * to FILE.
  *
  * QEMU's plugin API is a C ABI (QEMU_PLUGIN_VERSION 1, unchanged through
@@ -78,6 +86,55 @@ static uint64_t begin_addr = UINT64_MAX;
 static uint64_t end_addr = UINT64_MAX;
 static char out_path[4096];
 
+/* Profiling marks: the functions that spell them, the marks of the first region so far. */
+static uint64_t mark_addr = UINT64_MAX, zero_addr = UINT64_MAX, one_addr = UINT64_MAX, stop_addr = UINT64_MAX;
+static int mark_open;           /* between tvmd_fw_mark and tvmd_fw_mark_stop, inside the first region */
+static uint64_t mark_entry;     /* count when the open mark began */
+static uint32_t mark_bits;      /* the open mark's id so far */
+static uint64_t mark_total;     /* instructions inside finished marks */
+static uint32_t *mark_ids;      /* every finished mark's id, in order */
+static uint64_t *mark_at;       /* and the region's instructions outside marks when it began */
+static size_t marks, marks_capacity;
+static int marks_lost;
+
+static void on_mark(unsigned int vcpu_index, void *userdata) {
+  (void)vcpu_index;
+  (void)userdata;
+  mark_open = region_open && regions == 0;
+  mark_entry = count;
+  mark_bits = 0;
+}
+
+static void on_bit(unsigned int vcpu_index, void *userdata) {
+  (void)vcpu_index;
+  mark_bits = (mark_bits << 1) | (userdata != NULL ? 1u : 0u);
+}
+
+static void on_stop(unsigned int vcpu_index, void *userdata) {
+  (void)vcpu_index;
+  (void)userdata;
+  if (!mark_open) {
+    return;
+  }
+  mark_open = 0;
+  if (marks == marks_capacity) {
+    size_t capacity = marks_capacity ? 2 * marks_capacity : 1024;
+    uint32_t *ids = realloc(mark_ids, capacity * sizeof *ids);
+    if (ids != NULL) mark_ids = ids;
+    uint64_t *at = realloc(mark_at, capacity * sizeof *at);
+    if (at != NULL) mark_at = at;
+    if (ids == NULL || at == NULL) {
+      marks_lost = 1;
+      return;
+    }
+    marks_capacity = capacity;
+  }
+  mark_ids[marks] = mark_bits;
+  mark_at[marks] = mark_entry - region_start - mark_total;
+  ++marks;
+  mark_total += count - mark_entry;
+}
+
 static void on_begin(unsigned int vcpu_index, void *userdata) {
   (void)vcpu_index;
   (void)userdata;
@@ -107,6 +164,13 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
       qemu_plugin_register_vcpu_insn_exec_cb(insn, on_begin, QEMU_PLUGIN_CB_NO_REGS, NULL);
     } else if (vaddr == end_addr) {
       qemu_plugin_register_vcpu_insn_exec_cb(insn, on_end, QEMU_PLUGIN_CB_NO_REGS, NULL);
+    } else if (vaddr == mark_addr) {
+      qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS, NULL);
+    } else if (vaddr == zero_addr || vaddr == one_addr) {
+      qemu_plugin_register_vcpu_insn_exec_cb(insn, on_bit, QEMU_PLUGIN_CB_NO_REGS,
+                                             vaddr == one_addr ? (void *)&one_addr : NULL);
+    } else if (vaddr == stop_addr) {
+      qemu_plugin_register_vcpu_insn_exec_cb(insn, on_stop, QEMU_PLUGIN_CB_NO_REGS, NULL);
     }
     qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &count, 1);
   }
@@ -120,8 +184,13 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *userdata) {
     qemu_plugin_outs("tvmdevice icount plugin: cannot write its output file\n");
     return;
   }
-  fprintf(f, "instructions=%" PRIu64 " region_instructions=%" PRIu64 " regions=%" PRIu64 "\n", count, region_total,
-          regions);
+  fprintf(f, "instructions=%" PRIu64 " region_instructions=%" PRIu64 " regions=%" PRIu64 " marks_lost=%d",
+          count, region_total, regions, marks_lost);
+  fprintf(f, " mark_instructions=%" PRIu64 " marks=", mark_total);
+  for (size_t i = 0; i < marks; ++i) {
+    fprintf(f, "%s%" PRIu32 ":%" PRIu64, i ? "," : "", mark_ids[i], mark_at[i]);
+  }
+  fprintf(f, "\n");
   fclose(f);
 }
 
@@ -144,8 +213,12 @@ TVMD_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_
       strcpy(out_path, arg + 4);
     } else if (strncmp(arg, "begin=", 6) == 0 && parse_address(arg + 6, &begin_addr) == 0) {
     } else if (strncmp(arg, "end=", 4) == 0 && parse_address(arg + 4, &end_addr) == 0) {
+    } else if (strncmp(arg, "mark=", 5) == 0 && parse_address(arg + 5, &mark_addr) == 0) {
+    } else if (strncmp(arg, "zero=", 5) == 0 && parse_address(arg + 5, &zero_addr) == 0) {
+    } else if (strncmp(arg, "one=", 4) == 0 && parse_address(arg + 4, &one_addr) == 0) {
+    } else if (strncmp(arg, "stop=", 5) == 0 && parse_address(arg + 5, &stop_addr) == 0) {
     } else {
-      fprintf(stderr, "tvmdevice icount plugin: bad argument '%s' (expected out=FILE, begin=ADDR, end=ADDR)\n", arg);
+      fprintf(stderr, "tvmdevice icount plugin: bad argument '%s' (expected out=FILE, begin=, end=, mark=, zero=, one=, stop=ADDR)\n", arg);
       return -1;
     }
   }
