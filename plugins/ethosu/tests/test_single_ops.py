@@ -36,17 +36,20 @@ def run_and_compare(registry, model: bytes, seed: int) -> str:
 
 _padding = st.sampled_from(["SAME", "VALID"])
 _activation = st.sampled_from(["NONE", "RELU", "RELU6"])
+_zero_point = st.integers(-128, 127)
+_scale = st.sampled_from([0.003, 0.05, 0.7, 2.5])
 
 
 @_SETTINGS
 @given(h=st.integers(3, 12), w=st.integers(3, 12), c=st.sampled_from([1, 3, 8, 16, 17, 40]),
        filters=st.sampled_from([1, 4, 8, 16, 20]), kernel=st.sampled_from([(1, 1), (3, 3), (2, 3), (5, 5)]),
-       stride=st.sampled_from([1, 2, 3]), padding=_padding, activation=_activation, seed=st.integers(0, 99))
-def test_conv_2d(registry, h, w, c, filters, kernel, stride, padding, activation, seed):
+       stride=st.sampled_from([1, 2, 3]), padding=_padding, activation=_activation, zp=_zero_point, scale=_scale,
+       seed=st.integers(0, 99))
+def test_conv_2d(registry, h, w, c, filters, kernel, stride, padding, activation, zp, scale, seed):
     if not _valid(h, w, kernel, 1, padding):
         return
-    model = single_op_model("CONV_2D", (1, h, w, c), filters=filters, kernel=kernel, stride=stride,
-                            padding=padding, activation=activation, seed=seed)
+    model = single_op_model("CONV_2D", (1, h, w, c), input_scale=scale, input_zero_point=zp, filters=filters,
+                            kernel=kernel, stride=stride, padding=padding, activation=activation, seed=seed)
     outcome = run_and_compare(registry, model, seed)
     assert ran_or_declined_by_name(outcome), outcome
 
@@ -54,22 +57,23 @@ def test_conv_2d(registry, h, w, c, filters, kernel, stride, padding, activation
 @_SETTINGS
 @given(h=st.integers(3, 12), w=st.integers(3, 12), c=st.sampled_from([1, 4, 16, 24, 33]),
        kernel=st.sampled_from([(3, 3), (1, 1), (3, 2), (5, 5)]), stride=st.sampled_from([1, 2]),
-       dilation=st.sampled_from([1, 2]), padding=_padding, activation=_activation, seed=st.integers(0, 99))
-def test_depthwise_conv_2d(registry, h, w, c, kernel, stride, dilation, padding, activation, seed):
+       dilation=st.sampled_from([1, 2]), padding=_padding, activation=_activation, zp=_zero_point, scale=_scale,
+       seed=st.integers(0, 99))
+def test_depthwise_conv_2d(registry, h, w, c, kernel, stride, dilation, padding, activation, zp, scale, seed):
     if not _valid(h, w, kernel, dilation, padding):
         return
-    model = single_op_model("DEPTHWISE_CONV_2D", (1, h, w, c), kernel=kernel, stride=stride, dilation=dilation,
-                            padding=padding, activation=activation, seed=seed)
+    model = single_op_model("DEPTHWISE_CONV_2D", (1, h, w, c), input_scale=scale, input_zero_point=zp, kernel=kernel,
+                            stride=stride, dilation=dilation, padding=padding, activation=activation, seed=seed)
     outcome = run_and_compare(registry, model, seed)
     assert ran_or_declined_by_name(outcome), outcome
 
 
 @_SETTINGS
 @given(batches=st.integers(1, 3), depth=st.integers(1, 300), units=st.integers(1, 70), activation=_activation,
-       per_channel=st.booleans(), seed=st.integers(0, 99))
-def test_fully_connected(registry, batches, depth, units, activation, per_channel, seed):
-    model = single_op_model("FULLY_CONNECTED", (batches, depth), units=units, activation=activation,
-                            per_channel=per_channel, seed=seed)
+       per_channel=st.booleans(), zp=_zero_point, scale=_scale, seed=st.integers(0, 99))
+def test_fully_connected(registry, batches, depth, units, activation, per_channel, zp, scale, seed):
+    model = single_op_model("FULLY_CONNECTED", (batches, depth), input_scale=scale, input_zero_point=zp, units=units,
+                            activation=activation, per_channel=per_channel, seed=seed)
     outcome = run_and_compare(registry, model, seed)
     assert ran_or_declined_by_name(outcome), outcome
 
@@ -93,12 +97,13 @@ def test_pooling_over_padding_is_declined_naming_the_field(registry):
 @_SETTINGS
 @given(h=st.integers(2, 12), w=st.integers(2, 12), c=st.sampled_from([1, 5, 16, 21]),
        pool=st.sampled_from([(2, 2), (3, 3), (2, 3), (1, 4)]), stride=st.sampled_from([1, 2]), padding=_padding,
-       kind=st.sampled_from(["AVERAGE_POOL_2D", "MAX_POOL_2D"]), activation=_activation, seed=st.integers(0, 99))
-def test_pooling(registry, h, w, c, pool, stride, padding, kind, activation, seed):
+       kind=st.sampled_from(["AVERAGE_POOL_2D", "MAX_POOL_2D"]), activation=_activation, zp=_zero_point,
+       scale=_scale, seed=st.integers(0, 99))
+def test_pooling(registry, h, w, c, pool, stride, padding, kind, activation, zp, scale, seed):
     if not _valid(h, w, pool, 1, padding):
         return
-    model = single_op_model(kind, (1, h, w, c), pool=pool, stride=stride, padding=padding, activation=activation,
-                            seed=seed)
+    model = single_op_model(kind, (1, h, w, c), input_scale=scale, input_zero_point=zp, pool=pool, stride=stride,
+                            padding=padding, activation=activation, seed=seed)
     outcome = run_and_compare(registry, model, seed)
     assert ran_or_declined_by_name(outcome), outcome
 
