@@ -6,6 +6,8 @@ import struct
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tvmdevice.aot.builder import single_op_model
 
 from tvmdevice_ethosu import _ethosu
@@ -113,3 +115,22 @@ def test_dma_into_the_read_only_region_or_past_a_region_is_refused():
     assert (code, field) == (_ethosu.STREAM_UNSUPPORTED, "DMA0_DST_REGION (read-only)")
     code, _, _, _, _, field, _ = check(_dma(1, 2, 8, 0, 16), [16, 16, 16])
     assert (code, field) == (_ethosu.STREAM_UNSUPPORTED, "DMA0 addresses (outside the region)")
+
+
+# A register setting or an operation, with realistic opcodes: fuzzing the decoder and the operations' checks.
+_word = st.one_of(
+    st.builds(lambda op, param: param << 16 | op, st.integers(0x100, 0x1FF), st.integers(0, 0xFFFF)),  # cmd0 setting
+    st.builds(lambda op: op, st.sampled_from([0x002, 0x003, 0x005, 0x006, 0x010, 0x011, 0x012])),  # operations
+    st.builds(lambda op, payload_: [0x4000 | op, payload_], st.integers(0, 0xFF), st.integers(0, 0xFFFFFFFF)),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_word, max_size=60), st.lists(st.integers(0, 300), min_size=3, max_size=4))
+def test_random_streams_never_crash_the_model(words, sizes):
+    flat = [w for x in words for w in (x if isinstance(x, list) else [x])]
+    data = np.frombuffer(payload(*flat, 0xFFFF_0000), np.uint8)
+    regions = [np.zeros(n, np.uint8) for n in sizes]
+    code = check(bytes(data), sizes)[0]
+    assert code in (_ethosu.STREAM_OK, _ethosu.STREAM_UNSUPPORTED, _ethosu.STREAM_MALFORMED)
+    assert _ethosu.stream_run(data, regions)[0] == code  # execution checks every operation the same way
