@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.kernel import PreparedCall
     from tvmdevice.partition import Partition
 
-__all__ = ["check_operator", "prepare_partition", "vela_figures", "command_name", "stream_refusal"]
+__all__ = ["check_operator", "prepare_partition", "vela_figures", "command_name", "stream_check", "stream_refusal"]
 
 _REASON = re.compile(r"^Reason:\s*(.+)$", re.MULTILINE)
 
