@@ -16,5 +16,5 @@ from tvmdevice.build import extensions, setup_options
 HERE = Path(__file__).resolve().parent
 setup(ext_modules=extensions(
     {"tvmdevice_ethosu._ethosu": ["tvmdevice_ethosu/_ethosu.pyx", "tvmdevice_ethosu/csrc/*.c"]},
-    declarations="tvmdevice_ethosu.device", params="PARAMS", extra_compile_args=["-O2"], root=HERE),
+    declarations="tvmdevice_ethosu.device", params="PARAMS", extra_compile_args=["-O3"], root=HERE),
     options=setup_options(HERE))

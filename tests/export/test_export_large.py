@@ -60,3 +60,19 @@ def test_it_runs_from_external_flash_bit_exact(large):
     assert got.footprint.external_constants >= 3_616_000 > qspi.length // 4
     assert got.footprint.flash < BOARDS["mps3-an547"].flash.length
     assert got.to_json()["flash"]["external"] == got.footprint.external_constants
+
+
+def test_a_link_over_the_itcm_names_the_region_and_keeps_the_log(tmp_path, capsys):
+    require_tools("cortex-m55")
+    from tvmdevice.cli.main import main
+
+    b = ModelBuilder(name="over", seed=6)  # 640 KiB of weights: over the 512 KiB ITCM, a quick build
+    b.output(b.fully_connected(b.input((1, 1024), scale=0.05), 640, out_scale=0.1))
+    module = tvmdevice.compile(b.build(), "c", name="over")
+    out = module.export(tmp_path / "over")  # no budget: the constants stay in the ITCM's region
+    assert main(["run", str(out), "--cpu", "cortex-m55"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "the image does not fit mps3-an547: region FLASH (itcm, 524,288 B) overflowed by" in err[0]
+    log = out / "build" / "cortex-m55" / "runner-cortex-m55.log"
+    assert str(log) in err[0] and "overflowed by" in log.read_text()

@@ -38,11 +38,8 @@ def _kernel_ops(module) -> list[int]:
     return [s.call.index for s in module.schedule.steps if isinstance(s, KernelStep)]
 
 
-def _check_profile(module, out, cpu: str, inputs) -> None:
-    plain = run_export(out, cpu, inputs)
+def _check_profile(module, out, cpu: str, inputs, against_plain: bool = True) -> None:
     got = run_export(out, cpu, inputs, profile=True)
-    for a, b in zip(plain.outputs, got.outputs):
-        np.testing.assert_array_equal(a, b)  # the marks change no result
     profile = got.profile
     assert profile is not None and profile.total == got.instructions
     lines = profile.lines()
@@ -51,8 +48,12 @@ def _check_profile(module, out, cpu: str, inputs) -> None:
     assert all(c.instructions > 0 for c in profile.calls)
     assert profile.runtime > 0 and profile.marks > 0
     assert [what for what, _, _ in lines[-2:]] == [RUNTIME, MARKS]
-    # outside the marks' own instructions, each costs a handful (its call, its argument, its return)
-    assert 0 < profile.total - profile.marks - plain.instructions <= 8 * 2 * len(profile.calls)
+    if against_plain:
+        plain = run_export(out, cpu, inputs)
+        for a, b in zip(plain.outputs, got.outputs):
+            np.testing.assert_array_equal(a, b)  # the marks change no result
+        # outside the marks' own instructions, each costs a handful (its call, its argument, its return)
+        assert 0 < profile.total - profile.marks - plain.instructions <= 8 * 2 * len(profile.calls)
 
 
 @pytest.mark.parametrize("cpu", ["cortex-m55", "cortex-m4"])
@@ -67,7 +68,9 @@ def test_shared_models_profile_sums_to_the_run(models_dir, tmp_path, name):
     require_tools("cortex-m55")
     module = tvmdevice.compile((models_dir / f"{name}.tflite").read_bytes(), "cmsis-nn, c", name=name)
     out = module.export(tmp_path / name)
-    _check_profile(module, out, "cortex-m55", random_inputs(module.graph, seed=3))
+    # the lines sum to the run on each; against the unprofiled build on one (a second build and run)
+    _check_profile(module, out, "cortex-m55", random_inputs(module.graph, seed=3),
+                   against_plain=name == "kws_dscnn_int8")
 
 
 def test_woofles_calls_are_profiled_per_device(tmp_path):

@@ -170,6 +170,29 @@ def test_woofles_in_firmware_counts_its_cycles(tmp_path, cpu):
     assert three.devices["woofles"]["dma_bytes"] == state["dma_bytes"]
 
 
+@pytest.mark.parametrize("cpu", ["host", "cortex-m55"])
+def test_cmsis_counters_are_the_measured_runs(tmp_path, cpu, capsys):
+    if "cmsis-nn" not in tvmdevice.get_registry().device_names():
+        pytest.skip("the cmsis plugin is not installed (pip install ./plugins/cmsis)")
+    require_tools(cpu)
+    from tvmdevice.aot.schedule import KernelStep
+
+    module = tvmdevice.compile(demo_model(), "cmsis-nn, c", name="demo")
+    kernels = sum(1 for s in module.schedule.steps if isinstance(s, KernelStep) and s.device == "cmsis-nn")
+    assert kernels
+    out = module.export(tmp_path / "demo")
+    x = random_inputs(module.graph)[0]
+    np.save(tmp_path / "x.npy", np.stack([x] * 3))  # three samples: the measured run is the first's
+    assert main(["run", str(out), "--cpu", cpu, "-i", str(tmp_path / "x.npy"), "--json"]) == 0
+    import json
+
+    state = json.loads(capsys.readouterr().out)["devices"]["cmsis-nn"]
+    # the measured run's calls alone: not the warm-up's, not the later samples'
+    assert state["total_calls"] == kernels == sum(state["call_counts"])
+    assert state["macs"] > 0 and state["num_opens"] == 0  # opened before the measured run
+    assert state["active"] == 0  # not a counter: as the run left it
+
+
 def test_a_cpu_without_its_toolchain_says_what_to_install(demo_export, tmp_path, capsys, monkeypatch):
     module, out = demo_export
     monkeypatch.setenv("PATH", str(tmp_path))  # no arm-none-eabi-gcc, no qemu-system-arm

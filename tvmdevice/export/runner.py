@@ -46,8 +46,7 @@ def runner_source(model: GeneratedModel, devices: list[ExportDevice], external_p
     structs = [d for d in devices if d.has_struct]
     buffers = "".join(_buffer("input", k, io, p) for k, io in enumerate(model.inputs))
     buffers += "".join(_buffer("output", k, io, p) for k, io in enumerate(model.outputs))
-    buffers += "".join(f"static {d.struct} device_{d.c_name}, before_{d.c_name}, after_{d.c_name};\n"
-                       for d in structs)
+    buffers += "".join(f"static {d.struct} device_{d.c_name};\n" for d in structs)
     if external_pools:
         buffers += (f"static uint8_t host_pool[{p.upper()}_HOST_POOL_SIZE] "
                     f"__attribute__((aligned({p.upper()}_HOST_POOL_ALIGNMENT)));\n")
@@ -66,10 +65,9 @@ def runner_source(model: GeneratedModel, devices: list[ExportDevice], external_p
     writes = "".join(f"    if (fwrite(output_{k}, 1, sizeof(output_{k}), out_{k}) != sizeof(output_{k})) "
                      f"written = 0;\n" for k in range(nout))
     closes = "".join(f"  if (fclose(out_{k}) != 0) written = 0;\n" for k in range(nout))
-    dump = "".join(f"  if (ok && fwrite(&{when}_{d.c_name}, 1, sizeof({when}_{d.c_name}), f) != "
-                   f"sizeof({when}_{d.c_name})) ok = 0;\n" for when in ("before", "after") for d in structs)
-    before = "".join(f"    before_{d.c_name} = device_{d.c_name};\n" for d in structs)
-    after = "".join(f"    after_{d.c_name} = device_{d.c_name};\n" for d in structs)
+    # the device structs right before and right after the measured run, straight to the file (no copies)
+    dump = "".join(f"    if (ok && fwrite(&device_{d.c_name}, 1, sizeof(device_{d.c_name}), f) != "
+                   f"sizeof(device_{d.c_name})) ok = 0;\n" for d in structs)
     pools = "&pools, " if external_pools else ""
     extra_arg = f" && argc != {3 + nin + nout}" if external_pools else ""
     pool_dump = (f"  if (argc == {3 + nin + nout} && write_file(argv[{2 + nin + nout}], host_pool, sizeof(host_pool)) "
@@ -154,11 +152,15 @@ int main(int argc, char** argv) {{
 {pool_decl}  int32_t status = {p}_open(&devices);
   if (status != 0) return failed("{p}_open", status);
   status = {p}_run(&inputs, &outputs, {pools}&devices); /* warm-up */
-{reset}  if (status == 0) {{
-{before}    tvmd_fw_region_begin();
+{reset}  /* the device structs before and after the measured run (counters), written as they are then */
+  FILE* f = fopen(argv[{1 + nin + nout}], "wb");
+  int ok = f != NULL;
+  if (status == 0) {{
+{dump}    tvmd_fw_region_begin();
     status = {p}_run(&inputs, &outputs, {pools}&devices);
     tvmd_fw_region_end();
-{after}  }}
+{dump}  }}
+  if (f != NULL && fclose(f) != 0) ok = 0;
   int written = 1, more = 0;
   while (status == 0) {{ /* frame 0 ran: write each frame's outputs, run the next */
 {writes}    more = read_frame(argv + 1);
@@ -170,10 +172,6 @@ int main(int argc, char** argv) {{
     (void){p}_close(&devices);
     return code;
   }}
-  /* the device structs before and after the measured run (counters), written before Close */
-  FILE* f = fopen(argv[{1 + nin + nout}], "wb");
-  int ok = f != NULL;
-{dump}  if (f != NULL && fclose(f) != 0) ok = 0;
   status = {p}_close(&devices);
   if (status != 0) return failed("{p}_close", status);
 {closes}  if (more < 0) return {EXIT_INPUT};

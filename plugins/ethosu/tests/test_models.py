@@ -1,6 +1,8 @@
 """The four shared models on the functional model: placement, and bit-exactness with tflite-micro.
 
-Every tensor a partition hands back (its outputs) is compared with TFLM's, not only the model's
+Compiled as a user compiles them, the NPU's operators form multi-operator partitions (their
+intermediate tensors live in Vela's scratch); compiled with every tensor preserved, each operator is
+a partition of its own, and every tensor it writes is compared with TFLM's, not only the model's
 outputs (a SOFTMAX output on random inputs is nearly one-hot and would hide differences).
 """
 
@@ -12,12 +14,12 @@ from tvmdevice.testing.oracle import tflm_run
 
 import tvmdevice_ethosu
 
-#: model -> (operators on ethos-u, (declined operator type, the command named)...)
+#: model -> (operators on ethos-u, operators per partition, (declined operator type, the command named)...)
 EXPECTED = {
-    "hello_world_int8": (3, ()),
-    "ad_fc_autoencoder_int8": (10, ()),
-    "micro_speech_int8": (2, (("SOFTMAX", "NPU_OP_POOL"),)),
-    "kws_dscnn_int8": (10, (("AVERAGE_POOL_2D", "NPU_OP_POOL"), ("SOFTMAX", "NPU_OP_POOL"))),
+    "hello_world_int8": (3, [3], ()),
+    "ad_fc_autoencoder_int8": (10, [10], ()),
+    "micro_speech_int8": (2, [2], (("SOFTMAX", "NPU_OP_DMA_START"),)),
+    "kws_dscnn_int8": (11, [11], (("SOFTMAX", "NPU_OP_DMA_START"),)),
 }
 
 
@@ -27,12 +29,12 @@ def compiled(registry, models_dir):
 
     cache = {}
 
-    def get(name):
-        if name not in cache:
+    def get(name, preserve=False):
+        if (name, preserve) not in cache:
             path = models_dir / f"{name}.tflite"
-            cache[name] = (path.read_bytes(), compile(str(path), "ethos-u, c", registry=registry,
-                                                        preserve_all_tensors=True))
-        return cache[name]
+            cache[name, preserve] = (path.read_bytes(), compile(str(path), "ethos-u, c", registry=registry,
+                                                                  preserve_all_tensors=preserve))
+        return cache[name, preserve]
 
     return get
 
@@ -40,9 +42,10 @@ def compiled(registry, models_dir):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_placement(compiled, name):
     _, module = compiled(name)
-    on_npu, declined = EXPECTED[name]
-    ops = [p for p in module.placement.ops if not p.is_view]
-    assert sum(p.device == "ethos-u" for p in ops) == on_npu
+    on_npu, sizes, declined = EXPECTED[name]
+    assert [len([op for op in p.ops if op.type != "RESHAPE"]) for p in module.placement.partitions] == sizes
+    ops = [p for p in module.placement.ops if not p.is_alias]
+    assert sum(p.device == "ethos-u" and p.op_type != "RESHAPE" for p in ops) == on_npu
     refused = [(p.op_type, reason) for p in ops if p.device != "ethos-u" for _, reason in p.declined]
     assert len(refused) == len(declined)
     for (op_type, reason), (want_type, command) in zip(refused, declined):
@@ -52,11 +55,14 @@ def test_placement(compiled, name):
         assert details["vela_npu_cycles"] > 0 and details["vela_macs"] > 0
 
 
+@pytest.mark.parametrize("preserve", [False, True], ids=["partitions", "every-tensor"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_bit_exact_with_tflite_micro(compiled, name):
-    model, module = compiled(name)
+def test_bit_exact_with_tflite_micro(compiled, name, preserve):
+    model, module = compiled(name, preserve)
     rng = np.random.default_rng(23)
-    partition_outputs = [t for part in module.placement.partitions for t in part.outputs]
+    # every partition's outputs when each tensor is kept; else the last partition's (not reused after it)
+    parts = module.placement.partitions if preserve else module.placement.partitions[-1:]
+    partition_outputs = [t for part in parts for t in part.outputs]
     with module.executor() as ex:
         shapes = [module.graph.tensors[i].shape for i in module.graph.inputs]
         for _ in range(3):
@@ -74,3 +80,24 @@ def test_bit_exact_with_tflite_micro(compiled, name):
     assert counters["launches"] == 3 * len(module.placement.partitions)
     assert counters["macs"] == 3 * macs
     assert counters["commands"] > 0 and counters["operations"] > 0
+
+
+@pytest.mark.parametrize("options", [
+    "-system_config=Ethos_U55_Deep_Embedded -memory_mode=Shared_Sram",  # weights DMA'd into SRAM first
+    "-accelerator_config=ethos-u55-32 -memory_mode=Sram_Only -system_config=Ethos_U55_High_End_Embedded",
+    "-accelerator_config=ethos-u55-256 -optimise=Size",
+])
+def test_other_configurations_are_bit_exact_too(registry, models_dir, options):
+    from tvmdevice.aot.compiler import compile
+
+    path = models_dir / "kws_dscnn_int8.tflite"
+    model = path.read_bytes()
+    module = compile(str(path), f"ethos-u {options}, c", registry=registry)
+    assert sum(p.device == "ethos-u" and p.op_type != "RESHAPE" for p in module.placement.ops) == 11
+    rng = np.random.default_rng(5)
+    with module.executor() as ex:
+        xs = [rng.integers(-128, 128, size=module.graph.tensors[i].shape, dtype=np.int8) for i in module.graph.inputs]
+        (y,) = ex.run(xs)
+        for t in module.placement.partitions[-1].outputs:  # the partition's output: SOFTMAX's input
+            np.testing.assert_array_equal(ex.tensor(t), tflm_run(model, xs).tensor(t, module.graph.tensors[t].shape))
+        np.testing.assert_array_equal(np.asarray(y).reshape(-1), tflm_run(model, xs).output(0).reshape(-1))

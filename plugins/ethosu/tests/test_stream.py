@@ -6,6 +6,8 @@ import struct
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tvmdevice.aot.builder import single_op_model
 
 from tvmdevice_ethosu import _ethosu
@@ -34,9 +36,9 @@ def test_settings_and_stop_are_accepted_and_counted():
 
 
 def test_an_operation_the_model_lacks_is_refused_naming_it():
-    code, word, ctrl, opcode, _, field, _ = check(payload(0x0001_0103, 0x0000_0005, 0xFFFF_0000))
+    code, word, ctrl, opcode, _, field, _ = check(payload(0x0001_0103, 0x0000_0006, 0xFFFF_0000))
     assert code == _ethosu.STREAM_UNSUPPORTED
-    assert (word, command_name(ctrl, opcode), field) == (9, "NPU_OP_POOL", None)
+    assert (word, command_name(ctrl, opcode), field) == (9, "NPU_OP_ELEMENTWISE", None)
 
 
 def test_a_field_the_model_lacks_is_refused_naming_it():
@@ -82,12 +84,53 @@ def test_vela_s_stream_for_a_fully_connected_is_accepted():
     assert stream_refusal(data, regions) is None
 
 
-def test_vela_s_stream_for_an_average_pool_is_refused_at_its_pooling():
-    data, regions = _vela("AVERAGE_POOL_2D", (1, 8, 8, 4))
+def test_vela_s_stream_for_an_add_is_refused_at_its_elementwise_operation():
+    data, regions = _vela("ADD", (1, 8, 8, 4))
     reason = stream_refusal(data, regions)
-    assert reason is not None and reason.startswith("the functional model does not implement NPU_OP_POOL")
+    assert reason is not None and reason.startswith("the functional model does not implement NPU_OP_ELEMENTWISE")
 
 
 def test_a_region_too_small_for_the_stream_is_refused():
     data, regions = _vela("FULLY_CONNECTED", (1, 8))
     assert stream_refusal(data, [regions[0], 0, 0]) is not None
+
+
+def _dma(src_region: int, dst_region: int, src: int, dst: int, length: int) -> bytes:
+    # NPU_SET_DMA0_SRC_REGION / _DST_REGION (cmd0), NPU_SET_DMA0_SRC / _DST / _LEN (cmd1), NPU_OP_DMA_START,
+    # NPU_OP_DMA_WAIT, NPU_OP_STOP
+    return payload(src_region << 16 | 0x130, dst_region << 16 | 0x131, 0x4030, src, 0x4031, dst, 0x4032, length,
+                   0x0010, 0x0011, 0xFFFF_0000)
+
+
+def test_dma_copies_between_regions_and_counts_its_bytes():
+    regions = [np.zeros(4, np.uint8), np.arange(32, dtype=np.uint8), np.zeros(16, np.uint8)]
+    code, field, commands, operations, macs, dma_bytes = _ethosu.stream_run(
+        np.frombuffer(_dma(1, 2, 8, 4, 10), np.uint8), regions)
+    assert (code, field, operations, macs, dma_bytes) == (_ethosu.STREAM_OK, None, 2, 0, 10)
+    assert regions[2].tolist() == [0] * 4 + list(range(8, 18)) + [0] * 2
+
+
+def test_dma_into_the_read_only_region_or_past_a_region_is_refused():
+    code, _, _, _, _, field, _ = check(_dma(1, 0, 0, 0, 4), [16, 16])
+    assert (code, field) == (_ethosu.STREAM_UNSUPPORTED, "DMA0_DST_REGION (read-only)")
+    code, _, _, _, _, field, _ = check(_dma(1, 2, 8, 0, 16), [16, 16, 16])
+    assert (code, field) == (_ethosu.STREAM_UNSUPPORTED, "DMA0 addresses (outside the region)")
+
+
+# A register setting or an operation, with realistic opcodes: fuzzing the decoder and the operations' checks.
+_word = st.one_of(
+    st.builds(lambda op, param: param << 16 | op, st.integers(0x100, 0x1FF), st.integers(0, 0xFFFF)),  # cmd0 setting
+    st.builds(lambda op: op, st.sampled_from([0x002, 0x003, 0x005, 0x006, 0x010, 0x011, 0x012])),  # operations
+    st.builds(lambda op, payload_: [0x4000 | op, payload_], st.integers(0, 0xFF), st.integers(0, 0xFFFFFFFF)),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_word, max_size=60), st.lists(st.integers(0, 300), min_size=3, max_size=4))
+def test_random_streams_never_crash_the_model(words, sizes):
+    flat = [w for x in words for w in (x if isinstance(x, list) else [x])]
+    data = np.frombuffer(payload(*flat, 0xFFFF_0000), np.uint8)
+    regions = [np.zeros(n, np.uint8) for n in sizes]
+    code = check(bytes(data), sizes)[0]
+    assert code in (_ethosu.STREAM_OK, _ethosu.STREAM_UNSUPPORTED, _ethosu.STREAM_MALFORMED)
+    assert _ethosu.stream_run(data, regions)[0] == code  # execution checks every operation the same way

@@ -62,3 +62,10 @@ def test_a_truncated_stream_or_a_short_buffer_is_refused():
     assert decode(stream[: len(stream) // 2], 600)[0] == -1
     assert decode(stream, 499)[0] == -2
     assert decode(stream, 500)[0] == 500
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=400), st.integers(0, 5000))
+def test_random_bytes_never_crash_the_decoder(stream, capacity):
+    n, _ = decode(stream, capacity)
+    assert -2 <= n <= capacity

@@ -92,10 +92,10 @@ cdef extern from "ethosu_npu.h" nogil:
     ctypedef struct ethosu_npu_t:
         uint8_t* region[8]
         uint64_t region_size[8]
+        uint32_t read_only_regions
         int16_t* weights
         uint32_t weights_capacity
         uint32_t weight_slots_needed
-        int32_t* mlw_work
         uint64_t commands
         uint64_t operations
         uint64_t macs
@@ -122,7 +122,8 @@ def work_bytes(uint32_t weight_slots):
 
 
 def stream_check(const uint8_t[::1] payload, region_sizes=()):
-    """Check a Vela driver payload against the functional model, with these regions' sizes (bytes).
+    """Check a Vela driver payload against the functional model, with these regions' sizes (bytes);
+    region 0 is read-only (Vela's weights and bias/scale records).
 
     :returns: ``(code, word, ctrl, opcode, commands, field, weight_slots)``: ``ctrl`` is 0xFFFFFFFF
         when the offending word is a driver action (``opcode`` is the action); ``field`` names the
@@ -143,6 +144,7 @@ def stream_check(const uint8_t[::1] payload, region_sizes=()):
     try:
         for i, size in enumerate(region_sizes):
             npu.region_size[i] = size
+        npu.read_only_regions = 1  # region 0: Vela's read-only data (weights, bias/scale records)
         code = ethosu_stream_run(&payload[0] if payload.shape[0] else &empty, <uint32_t>payload.shape[0], npu, 0,
                                  &report)
         field = report.field.decode("ascii") if report.field != NULL else None
@@ -152,7 +154,8 @@ def stream_check(const uint8_t[::1] payload, region_sizes=()):
 
 
 def stream_run(const uint8_t[::1] payload, regions):
-    """Execute a Vela driver payload on the functional model with ``regions`` (writable uint8 arrays).
+    """Execute a Vela driver payload on the functional model with ``regions`` (uint8 arrays; region 0
+    is read-only: no operation writes it).
 
     :returns: ``(code, field, commands, operations, macs, dma_bytes)``.
     """
@@ -160,13 +163,13 @@ def stream_run(const uint8_t[::1] payload, regions):
     cdef ethosu_npu_t* npu
     cdef uint8_t[::1] region
     cdef int16_t[::1] weights
-    cdef int32_t[::1] work
     cdef int32_t code
     import numpy as np
 
+    if len(regions) > ETHOSU_REGIONS:
+        raise ValueError(f"at most {ETHOSU_REGIONS} regions")
     slots = stream_check(payload, [len(r) for r in regions])[6]
     weights = np.zeros(max(int(slots), 1), np.int16)
-    work = np.zeros(ethosu_work_bytes(0) // 4, np.int32)
     npu = <ethosu_npu_t*>calloc(1, sizeof(ethosu_npu_t))
     if npu == NULL:
         raise MemoryError()
@@ -175,9 +178,9 @@ def stream_run(const uint8_t[::1] payload, regions):
             region = r
             npu.region[i] = &region[0] if region.shape[0] else NULL
             npu.region_size[i] = region.shape[0]
+        npu.read_only_regions = 1
         npu.weights = &weights[0]
         npu.weights_capacity = <uint32_t>weights.shape[0]
-        npu.mlw_work = &work[0]
         code = ethosu_stream_run(&payload[0], <uint32_t>payload.shape[0], npu, 1, &report)
         field = report.field.decode("ascii") if report.field != NULL else None
         return code, field, npu.commands, npu.operations, npu.macs, npu.dma_bytes
@@ -187,21 +190,14 @@ def stream_run(const uint8_t[::1] payload, regions):
 
 # ------------------------------------------------------------------ weights
 cdef extern from "ethosu_weights.h" nogil:
-    enum:
-        ETHOSU_MLW_WORKSPACE
-
-    int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, uint32_t capacity,
-                              int32_t* work)
+    int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, uint32_t capacity)
 
 
 def mlw_decode(const uint8_t[::1] stream, int16_t[::1] out):
     """Decode a Vela weight stream into ``out``: the number of weights, -1 (malformed), -2 (``out`` too small)."""
-    import numpy as np
-
-    cdef int32_t[::1] work = np.empty(ETHOSU_MLW_WORKSPACE, dtype=np.int32)
     cdef uint8_t empty = 0
     cdef int16_t none = 0
     if stream.shape[0] > 0xFFFFFFFF or out.shape[0] > 0xFFFFFFFF:
         raise ValueError("a weight stream or buffer over 4 GiB")
     return ethosu_mlw_decode(&stream[0] if stream.shape[0] else &empty, <uint32_t>stream.shape[0],
-                             &out[0] if out.shape[0] else &none, <uint32_t>out.shape[0], &work[0])
+                             &out[0] if out.shape[0] else &none, <uint32_t>out.shape[0])

@@ -12,7 +12,7 @@ kernel (``csrc/ethosu_kernel.c``), with Vela's estimate in its details.
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.kernel import PreparedCall
     from tvmdevice.partition import Partition
 
-__all__ = ["check_operator", "prepare_partition", "vela_figures", "command_name", "stream_refusal"]
+__all__ = ["check_operator", "prepare_partition", "vela_figures", "command_name", "stream_check", "stream_refusal"]
 
 _REASON = re.compile(r"^Reason:\s*(.+)$", re.MULTILINE)
 
@@ -100,13 +100,26 @@ def _key(options: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(options.items()))
 
 
-@functools.lru_cache(maxsize=512)
+#: Verdicts by (the operator's model's digest, options): placement asks once per operator and device,
+#: but the same operator recurs across compilations (tests, the CLI's info then run).
+_VERDICTS: dict[tuple[bytes, tuple[tuple[str, Any], ...]], str | None] = {}
+_MAX_VERDICTS = 1024
+
+
 def _verdict(model: bytes, key: tuple[tuple[str, Any], ...]) -> str | None:
+    cache_key = (hashlib.sha256(model).digest(), key)
+    if cache_key in _VERDICTS:
+        return _VERDICTS[cache_key]
     try:
         compiled, _ = compile_raw(model, dict(key))
     except VelaError as e:
-        return f"Vela leaves it to the CPU: {_vela_reason(e)}"
-    return stream_check(bytes(compiled.command_stream), _regions(compiled))[0]
+        verdict: str | None = f"Vela leaves it to the CPU: {_vela_reason(e)}"
+    else:
+        verdict = stream_check(bytes(compiled.command_stream), _regions(compiled))[0]
+    if len(_VERDICTS) >= _MAX_VERDICTS:
+        _VERDICTS.clear()
+    _VERDICTS[cache_key] = verdict
+    return verdict
 
 
 def check_operator(options: dict[str, Any], graph: "Graph", op: "Operator") -> str | None:

@@ -10,6 +10,7 @@ would compile it.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -31,8 +32,10 @@ def _captured(into: list[str]) -> Iterator[None]:
         try:
             os.dup2(sink.fileno(), 1)
             os.dup2(sink.fileno(), 2)
+            text = io.StringIO()  # Python's own prints, wherever sys.stdout points (a test's capture)
             try:
-                yield
+                with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
+                    yield
             finally:
                 sys.stdout.flush()
                 sys.stderr.flush()
@@ -42,7 +45,7 @@ def _captured(into: list[str]) -> Iterator[None]:
             for fd in saved:
                 os.close(fd)
         sink.seek(0)
-        into.append(sink.read().decode("utf-8", "replace"))
+        into.append(text.getvalue() + sink.read().decode("utf-8", "replace"))
 
 
 def _arch(options: dict[str, Any]) -> Any:

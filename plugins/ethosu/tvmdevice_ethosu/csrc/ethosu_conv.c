@@ -11,62 +11,9 @@
  */
 #include <string.h>
 
+#include "ethosu_fmap.h"
 #include "ethosu_npu.h"
 #include "ethosu_weights.h"
-
-#define REG(npu, r) ((npu)->reg16[(r) - 0x100])
-
-static int32_t sext16(uint16_t v) { return (int32_t)(int16_t)v; }
-
-static uint64_t reg_addr(const ethosu_npu_t* npu, uint32_t r) {
-  return (uint64_t)npu->hi32[r] << 32 | npu->reg32[r];
-}
-
-/* A feature map as its registers describe it. */
-typedef struct {
-  uint32_t region;
-  uint64_t base;
-  uint64_t stride_x, stride_y, stride_c;
-  int32_t h, w, c;
-  int nhcwb16;
-  int32_t zero_point;
-  const int8_t* data; /* execute mode */
-} fmap_t;
-
-static uint64_t fm_offset(const fmap_t* f, int32_t y, int32_t x, int32_t c) {
-  uint64_t off = f->base + (uint64_t)y * f->stride_y + (uint64_t)x * f->stride_x;
-  if (f->nhcwb16) return off + (uint64_t)(c / 16) * f->stride_c + (uint64_t)(c % 16);
-  return off + (uint64_t)c;
-}
-
-static int refuse(ethosu_npu_t* npu, const char* what) {
-  npu->unsupported = what;
-  return 1;
-}
-
-/* The fields common to every feature map: region, bounds. */
-static int fm_in_region(ethosu_npu_t* npu, const fmap_t* f, const char* what) {
-  uint64_t last;
-  if (f->region >= ETHOSU_REGIONS) return refuse(npu, what);
-  if (f->h <= 0 || f->w <= 0 || f->c <= 0) return refuse(npu, what);
-  last = fm_offset(f, f->h - 1, f->w - 1, f->c - 1);
-  if (f->nhcwb16) {
-    const uint64_t brick_end = fm_offset(f, f->h - 1, f->w - 1, ((f->c - 1) / 16) * 16 + 15);
-    if (brick_end > last) last = brick_end;
-  }
-  if (last >= npu->region_size[f->region]) return refuse(npu, what);
-  return 0;
-}
-
-/* TOSA RESCALE's apply_scale_32 (TOSA specification 0.80+, "Integer scaling"): with double rounding
- * (the NPU's TFL round mode) a right shift above 31 rounds twice, as TFLite's reference does. */
-static int64_t apply_scale(int64_t value, int64_t multiplier, int32_t shift) {
-  int64_t round = shift > 0 ? (int64_t)1 << (shift - 1) : 0;
-  int64_t product;
-  if (shift > 31) round += value >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
-  product = value * multiplier + round;
-  return product >> shift; /* arithmetic: the specification's >> on int64 */
-}
 
 /* The order Vela's Ethos-U55 weight encoder writes weights in (EthosUWeightOrdering in Vela's
  * ethos_u55_weight_encoder.cpp): calls `put` with each encoded position's (o, y, x, i), or -1
@@ -120,6 +67,27 @@ static int64_t place_weights(const order_t* o, const int16_t* decoded, int64_t c
   return n;
 }
 
+/* One OFM channel's bias/scale record: 40-bit signed bias, 32-bit scale, 6-bit shift. */
+static void scale_record(const uint8_t* rec, int64_t* bias, int64_t* scale, int32_t* shift) {
+  int64_t b = (int64_t)((uint64_t)rec[0] | (uint64_t)rec[1] << 8 | (uint64_t)rec[2] << 16 | (uint64_t)rec[3] << 24 |
+                        (uint64_t)rec[4] << 32);
+  if (b & ((int64_t)1 << 39)) b -= (int64_t)1 << 40;
+  *bias = b;
+  *scale = (int64_t)((uint32_t)rec[5] | (uint32_t)rec[6] << 8 | (uint32_t)rec[7] << 16 | (uint32_t)rec[8] << 24);
+  *shift = rec[9] & 0x3F;
+}
+
+/* The rescaled value plus the OFM zero point, clamped by the activation and to int8, written. */
+static void write_ofm(ethosu_npu_t* npu, const fmap_t* out, int32_t y, int32_t x, int32_t c, int64_t scaled,
+                      int32_t act_min, int32_t act_max) {
+  int64_t v = scaled + out->zero_point;
+  if (v < act_min) v = act_min;
+  if (v > act_max) v = act_max;
+  if (v < -128) v = -128;
+  if (v > 127) v = 127;
+  ((int8_t*)npu->region[out->region])[fm_offset(out, y, x, c)] = (int8_t)v;
+}
+
 int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   const int depthwise = opcode == ETHOSU_OP_DEPTHWISE;
   const uint32_t ifm_prec = REG(npu, R_IFM_PRECISION), ofm_prec = REG(npu, R_OFM_PRECISION);
@@ -139,52 +107,35 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   int32_t oy, ox, oc;
 
   npu->unsupported = NULL;
-  if ((ifm_prec & 1u) != 1u || (ifm_prec >> 2 & 3u) != 0u) return refuse(npu, "IFM_PRECISION (not signed 8-bit)");
-  if ((ifm_prec >> 6 & 3u) > 1u) return refuse(npu, "IFM_PRECISION format");
-  if ((ifm_prec >> 14 & 3u) != 0u) return refuse(npu, "IFM_PRECISION round_mode (not TFL)");
-  if ((ofm_prec & 1u) != 1u || (ofm_prec >> 1 & 3u) != 0u) return refuse(npu, "OFM_PRECISION (not signed 8-bit)");
-  if ((ofm_prec >> 6 & 3u) > 1u) return refuse(npu, "OFM_PRECISION format");
-  if ((ofm_prec >> 8 & 1u) != 0u) return refuse(npu, "OFM_PRECISION scale_mode (not per channel)");
-  if ((ofm_prec >> 14 & 3u) != 0u) return refuse(npu, "OFM_PRECISION round_mode (not TFL)");
-  if (REG(npu, R_IFM_UPSCALE) != 0u) return refuse(npu, "IFM_UPSCALE");
-  if (REG(npu, R_ACC_FORMAT) != 0u) return refuse(npu, "ACC_FORMAT (not 32-bit integer)");
-  if ((act & 0xFFFu) != 0u) return refuse(npu, "ACTIVATION function (a LUT, TANH or SIGMOID)");
-  if ((act >> 12 & 0xFu) != 0u) return refuse(npu, "ACTIVATION clip range");
-  if ((kstride >> 5 & 1u) != 0u) return refuse(npu, "KERNEL_STRIDE decomposition");
-  if (npu->set32[R1_WEIGHT1_LENGTH] && npu->reg32[R1_WEIGHT1_LENGTH] != 0u) return refuse(npu, "WEIGHT1 (dual core)");
-  if (npu->ofm_ublock_depth == 0u) return refuse(npu, "CONFIG (no Ethos-U55 configuration)");
+  if ((ifm_prec & 1u) != 1u || (ifm_prec >> 2 & 3u) != 0u) return ethosu_refuse(npu, "IFM_PRECISION (not signed 8-bit)");
+  if ((ifm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "IFM_PRECISION format");
+  if ((ifm_prec >> 14 & 3u) != 0u) return ethosu_refuse(npu, "IFM_PRECISION round_mode (not TFL)");
+  if ((ofm_prec & 1u) != 1u || (ofm_prec >> 1 & 3u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION (not signed 8-bit)");
+  if ((ofm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "OFM_PRECISION format");
+  if ((ofm_prec >> 8 & 1u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION scale_mode (not per channel)");
+  if ((ofm_prec >> 14 & 3u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION round_mode (not TFL)");
+  if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
+  if (REG(npu, R_ACC_FORMAT) != 0u) return ethosu_refuse(npu, "ACC_FORMAT (not 32-bit integer)");
+  if ((act & 0xFFFu) != 0u) return ethosu_refuse(npu, "ACTIVATION function (a LUT, TANH or SIGMOID)");
+  if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
+  if ((kstride >> 5 & 1u) != 0u) return ethosu_refuse(npu, "KERNEL_STRIDE decomposition");
+  if (npu->set32[R1_WEIGHT1_LENGTH] && npu->reg32[R1_WEIGHT1_LENGTH] != 0u) return ethosu_refuse(npu, "WEIGHT1 (dual core)");
+  if (npu->ofm_ublock_depth == 0u) return ethosu_refuse(npu, "CONFIG (no Ethos-U55 configuration)");
 
-  in.region = REG(npu, R_IFM_REGION) & 7u;
-  in.base = reg_addr(npu, R1_IFM_BASE0);
-  in.stride_x = reg_addr(npu, R1_IFM_STRIDE_X);
-  in.stride_y = reg_addr(npu, R1_IFM_STRIDE_Y);
-  in.stride_c = reg_addr(npu, R1_IFM_STRIDE_C);
-  in.h = REG(npu, R_IFM_HEIGHT0_M1) + 1;
-  in.w = REG(npu, R_IFM_WIDTH0_M1) + 1;
-  in.c = REG(npu, R_IFM_DEPTH_M1) + 1;
-  in.nhcwb16 = (int)(ifm_prec >> 6 & 3u);
-  in.zero_point = sext16(REG(npu, R_IFM_ZERO_POINT));
-  out.region = REG(npu, R_OFM_REGION) & 7u;
-  out.base = reg_addr(npu, R1_OFM_BASE0);
-  out.stride_x = reg_addr(npu, R1_OFM_STRIDE_X);
-  out.stride_y = reg_addr(npu, R1_OFM_STRIDE_Y);
-  out.stride_c = reg_addr(npu, R1_OFM_STRIDE_C);
-  out.h = REG(npu, R_OFM_HEIGHT_M1) + 1;
-  out.w = REG(npu, R_OFM_WIDTH_M1) + 1;
-  out.c = REG(npu, R_OFM_DEPTH_M1) + 1;
-  out.nhcwb16 = (int)(ofm_prec >> 6 & 3u);
-  out.zero_point = sext16(REG(npu, R_OFM_ZERO_POINT));
+  ethosu_ifm(npu, &in);
+  ethosu_ofm(npu, &out);
   if (REG(npu, R_OFM_HEIGHT0_M1) != REG(npu, R_OFM_HEIGHT_M1) || REG(npu, R_OFM_WIDTH0_M1) != REG(npu, R_OFM_WIDTH_M1)) {
-    return refuse(npu, "OFM tiles (OFM_HEIGHT0_M1/OFM_WIDTH0_M1 short of the OFM)");
+    return ethosu_refuse(npu, "OFM tiles (OFM_HEIGHT0_M1/OFM_WIDTH0_M1 short of the OFM)");
   }
   /* Every IFM read past tile 0 must fall in the bottom/right padding: no other tile is read. */
   if ((out.h - 1) * stride_y - pad_top + kh_ext - 1 >= in.h + pad_bottom ||
       (out.w - 1) * stride_x - pad_left + kw_ext - 1 >= in.w + pad_right) {
-    return refuse(npu, "IFM tiles (reads beyond IFM tile 0)");
+    return ethosu_refuse(npu, "IFM tiles (reads beyond IFM tile 0)");
   }
-  if (depthwise && in.c != out.c) return refuse(npu, "DEPTHWISE depth multiplier");
-  if (fm_in_region(npu, &in, "IFM addresses (outside the region)")) return 1;
-  if (fm_in_region(npu, &out, "OFM addresses (outside the region)")) return 1;
+  if (depthwise && in.c != out.c) return ethosu_refuse(npu, "DEPTHWISE depth multiplier");
+  if (ethosu_fm_in_region(npu, &in, "IFM addresses (outside the region)")) return 1;
+  if (ethosu_fm_in_region(npu, &out, "OFM addresses (outside the region)")) return 1;
+  if (npu->read_only_regions >> out.region & 1u) return ethosu_refuse(npu, "OFM_REGION (read-only)");
 
   wregion = REG(npu, R_WEIGHT_REGION) & 7u;
   sregion = REG(npu, R_SCALE_REGION) & 7u;
@@ -192,8 +143,8 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   wlen = npu->reg32[R1_WEIGHT_LENGTH];
   sbase = reg_addr(npu, R1_SCALE_BASE);
   slen = npu->reg32[R1_SCALE_LENGTH];
-  if (wbase + wlen > npu->region_size[wregion] || wlen == 0u) return refuse(npu, "WEIGHT_BASE/LENGTH");
-  if (sbase + slen > npu->region_size[sregion] || slen < 10u * (uint64_t)out.c) return refuse(npu, "SCALE_BASE/LENGTH");
+  if (wbase + wlen > npu->region_size[wregion] || wlen == 0u) return ethosu_refuse(npu, "WEIGHT_BASE/LENGTH");
+  if (sbase + slen > npu->region_size[sregion] || slen < 10u * (uint64_t)out.c) return ethosu_refuse(npu, "SCALE_BASE/LENGTH");
 
   weight_count = (uint64_t)out.c * (uint64_t)kh * (uint64_t)kw * (uint64_t)(depthwise ? 1 : in.c);
   order.ofm_depth = out.c;
@@ -211,10 +162,13 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   order.round = depthwise ? 4 : order.part_kernel ? 4 : 1;
   {
     /* working memory: the dense weights, then the decoded stream (the layout's length) */
-    const uint64_t need = weight_count + (uint64_t)place_weights(&order, NULL, INT64_MAX, NULL);
-    if (need > UINT32_MAX) return refuse(npu, "weights (over 4G)");
+    /* after the dense weights: the decoded stream, then (reusing it) one IFM window, gathered */
+    const uint64_t layout = (uint64_t)place_weights(&order, NULL, INT64_MAX, NULL);
+    const uint64_t window = depthwise ? 0u : (uint64_t)kh * (uint64_t)kw * (uint64_t)in.c;
+    const uint64_t need = weight_count + (layout > window ? layout : window);
+    if (need > UINT32_MAX) return ethosu_refuse(npu, "weights (over 4G)");
     if (need > npu->weight_slots_needed) npu->weight_slots_needed = (uint32_t)need;
-    if (execute && need > npu->weights_capacity) return refuse(npu, "weights (beyond the working memory)");
+    if (execute && need > npu->weights_capacity) return ethosu_refuse(npu, "weights (beyond the working memory)");
   }
   if (!execute) return 0;
 
@@ -223,47 +177,69 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
     int16_t* dense = npu->weights;
     int16_t* decoded = npu->weights + weight_count;
     const int32_t n = ethosu_mlw_decode(npu->region[wregion] + wbase, (uint32_t)wlen, decoded,
-                                        (uint32_t)(npu->weights_capacity - weight_count), npu->mlw_work);
-    if (n < 0) return refuse(npu, "weight stream (malformed)");
+                                        (uint32_t)(npu->weights_capacity - weight_count));
+    if (n < 0) return ethosu_refuse(npu, "weight stream (malformed)");
     memset(dense, 0, (size_t)weight_count * sizeof(int16_t));
-    if (place_weights(&order, decoded, n, dense) < 0) return refuse(npu, "weight stream (shorter than its layout)");
+    if (place_weights(&order, decoded, n, dense) < 0) return ethosu_refuse(npu, "weight stream (shorter than its layout)");
   }
   in.data = (const int8_t*)(npu->region[in.region]);
-  for (oc = 0; oc < out.c; oc++) {
-    const uint8_t* rec = npu->region[sregion] + sbase + 10u * (uint64_t)oc;
-    int64_t bias = (int64_t)((uint64_t)rec[0] | (uint64_t)rec[1] << 8 | (uint64_t)rec[2] << 16 |
-                             (uint64_t)rec[3] << 24 | (uint64_t)rec[4] << 32);
-    const int64_t scale = (int64_t)((uint32_t)rec[5] | (uint32_t)rec[6] << 8 | (uint32_t)rec[7] << 16 |
-                                    (uint32_t)rec[8] << 24);
-    const int32_t shift = rec[9] & 0x3F;
-    if (bias & ((int64_t)1 << 39)) bias -= (int64_t)1 << 40; /* 40-bit signed */
+  if (depthwise) {
+    for (oc = 0; oc < out.c; oc++) {
+      const uint64_t coff = in.nhcwb16 ? (uint64_t)(oc / 16) * in.stride_c + (uint64_t)(oc % 16) : (uint64_t)oc;
+      const int16_t* w = npu->weights + (int64_t)oc * kh * kw;
+      int64_t bias, scale;
+      int32_t shift;
+      scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
+      for (oy = 0; oy < out.h; oy++) {
+        for (ox = 0; ox < out.w; ox++) {
+          int32_t acc = 0, ky, kx; /* 32-bit, as the NPU's ACC_FORMAT I32 and TFLM's accumulators */
+          for (ky = 0; ky < kh; ky++) {
+            const int32_t iy = oy * stride_y - pad_top + ky * dil_y;
+            if (iy < 0 || iy >= in.h) continue; /* padding reads the zero point: contributes nothing */
+            for (kx = 0; kx < kw; kx++) {
+              const int32_t ix = ox * stride_x - pad_left + kx * dil_x;
+              if (ix < 0 || ix >= in.w) continue;
+              acc += (in.data[in.base + (uint64_t)iy * in.stride_y + (uint64_t)ix * in.stride_x + coff] - in.zero_point) *
+                     w[ky * kw + kx];
+            }
+          }
+          write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min, act_max);
+        }
+      }
+    }
+  } else {
+    /* each output position's IFM window, less the zero point (padding: 0), gathered once in OHWI's
+     * (ky, kx, ic) order, then one dot product per output channel */
+    const int32_t window = kh * kw * in.c;
+    int16_t* patch = npu->weights + weight_count;
     for (oy = 0; oy < out.h; oy++) {
       for (ox = 0; ox < out.w; ox++) {
-        int64_t acc = 0, v;
-        int32_t ky, kx, ic;
+        int32_t ky, kx, ic, k = 0;
         for (ky = 0; ky < kh; ky++) {
           const int32_t iy = oy * stride_y - pad_top + ky * dil_y;
-          if (iy < 0 || iy >= in.h) continue; /* padding reads the zero point: contributes nothing */
           for (kx = 0; kx < kw; kx++) {
             const int32_t ix = ox * stride_x - pad_left + kx * dil_x;
-            if (ix < 0 || ix >= in.w) continue;
-            if (depthwise) {
-              acc += (int64_t)(in.data[fm_offset(&in, iy, ix, oc)] - in.zero_point) *
-                     npu->weights[((int64_t)oc * kh + ky) * kw + kx];
-            } else {
-              const int16_t* w = npu->weights + ((int64_t)(oc * kh + ky) * kw + kx) * in.c;
+            if (iy < 0 || iy >= in.h || ix < 0 || ix >= in.w) { /* padding reads the zero point */
+              for (ic = 0; ic < in.c; ic++) patch[k++] = 0;
+              continue;
+            }
+            {
+              const int8_t* px = in.data + in.base + (uint64_t)iy * in.stride_y + (uint64_t)ix * in.stride_x;
               for (ic = 0; ic < in.c; ic++) {
-                acc += (int64_t)(in.data[fm_offset(&in, iy, ix, ic)] - in.zero_point) * w[ic];
+                const int8_t x = in.nhcwb16 ? px[(uint64_t)(ic / 16) * in.stride_c + (uint64_t)(ic % 16)] : px[ic];
+                patch[k++] = (int16_t)(x - in.zero_point);
               }
             }
           }
         }
-        v = apply_scale(acc + bias, scale, shift) + out.zero_point;
-        if (v < act_min) v = act_min;
-        if (v > act_max) v = act_max;
-        if (v < -128) v = -128;
-        if (v > 127) v = 127;
-        ((int8_t*)npu->region[out.region])[fm_offset(&out, oy, ox, oc)] = (int8_t)v;
+        for (oc = 0; oc < out.c; oc++) {
+          const int16_t* w = npu->weights + (int64_t)oc * window;
+          int64_t bias, scale;
+          int32_t shift, acc = 0, j;
+          for (j = 0; j < window; j++) acc += patch[j] * w[j];
+          scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
+          write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min, act_max);
+        }
       }
     }
   }
@@ -276,11 +252,12 @@ int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute) {
   const uint64_t src = reg_addr(npu, R1_DMA0_SRC), dst = reg_addr(npu, R1_DMA0_DST);
   const uint64_t len = reg_addr(npu, R1_DMA0_LEN);
   npu->unsupported = NULL;
-  if ((src_r >> 8 & 1u) || (dst_r >> 8 & 1u)) return refuse(npu, "DMA0 region_mode (internal)");
-  if ((src_r >> 9 & 3u) || (dst_r >> 9 & 3u)) return refuse(npu, "DMA0 stride_mode (not 1-D)");
-  if ((src_r & 0xFFu) >= ETHOSU_REGIONS || (dst_r & 0xFFu) >= ETHOSU_REGIONS) return refuse(npu, "DMA0 region");
+  if ((src_r >> 8 & 1u) || (dst_r >> 8 & 1u)) return ethosu_refuse(npu, "DMA0 region_mode (internal)");
+  if ((src_r >> 9 & 3u) || (dst_r >> 9 & 3u)) return ethosu_refuse(npu, "DMA0 stride_mode (not 1-D)");
+  if ((src_r & 0xFFu) >= ETHOSU_REGIONS || (dst_r & 0xFFu) >= ETHOSU_REGIONS) return ethosu_refuse(npu, "DMA0 region");
+  if (npu->read_only_regions >> (dst_r & 0xFFu) & 1u) return ethosu_refuse(npu, "DMA0_DST_REGION (read-only)");
   if (src + len > npu->region_size[src_r & 0xFFu] || dst + len > npu->region_size[dst_r & 0xFFu]) {
-    return refuse(npu, "DMA0 addresses (outside the region)");
+    return ethosu_refuse(npu, "DMA0 addresses (outside the region)");
   }
   if (!execute) return 0;
   memmove(npu->region[dst_r & 0xFFu] + dst, npu->region[src_r & 0xFFu] + src, (size_t)len);
@@ -289,5 +266,5 @@ int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute) {
 }
 
 uint64_t ethosu_work_bytes(uint32_t weight_slots) {
-  return (uint64_t)weight_slots * sizeof(int16_t) + (uint64_t)ETHOSU_MLW_WORKSPACE * sizeof(int32_t);
+  return (uint64_t)weight_slots * sizeof(int16_t);
 }

@@ -39,13 +39,13 @@ static int32_t ethosu_partition(const void* params, void* const* buffers, void* 
   memset(&npu, 0, sizeof(npu));
   npu.region[0] = (uint8_t*)(uintptr_t)p->read_only; /* the stream only reads region 0 */
   npu.region_size[0] = p->read_only_size;
+  npu.read_only_regions = 1u;
   npu.region[1] = scratch;
   npu.region_size[1] = p->scratch_size;
   npu.region[2] = scratch + p->fast_scratch_offset;
   npu.region_size[2] = p->fast_scratch_size;
   npu.weights = (int16_t*)(void*)(scratch + p->work_offset);
   npu.weights_capacity = p->weight_slots;
-  npu.mlw_work = (int32_t*)(void*)(scratch + p->work_offset + (uint64_t)p->weight_slots * sizeof(int16_t));
   for (k = 0; k < p->num_inputs; k++) {
     uint8_t* place = io_place(&npu, p, k);
     if (place == NULL) return TVMD_ERR_INVALID_ARGUMENT;

@@ -50,6 +50,7 @@ enum {
   R1_OFM_BASE0 = 0x10, R1_OFM_BASE1 = 0x11, R1_OFM_BASE2 = 0x12, R1_OFM_BASE3 = 0x13,
   R1_OFM_STRIDE_X = 0x14, R1_OFM_STRIDE_Y = 0x15, R1_OFM_STRIDE_C = 0x16,
   R1_WEIGHT_BASE = 0x20, R1_WEIGHT_LENGTH = 0x21, R1_SCALE_BASE = 0x22, R1_SCALE_LENGTH = 0x23,
+  R1_OFM_SCALE = 0x24,
   R1_DMA0_SRC = 0x30, R1_DMA0_DST = 0x31, R1_DMA0_LEN = 0x32,
   R1_WEIGHT1_BASE = 0x90, R1_WEIGHT1_LENGTH = 0x91, R1_SCALE1_BASE = 0x92, R1_SCALE1_LENGTH = 0x93
 };
@@ -64,12 +65,12 @@ typedef struct ethosu_npu {
   uint8_t set32[0x100];
   uint8_t* region[ETHOSU_REGIONS];      /* base addresses (NULL when only checking) */
   uint64_t region_size[ETHOSU_REGIONS]; /* bytes each region may be addressed */
+  uint32_t read_only_regions;           /* bit r: region r is constant data no operation may write */
   uint32_t ofm_ublock_depth;            /* from the CONFIG driver action: MACs per cycle */
   uint32_t ifm_ublock_depth;
   int16_t* weights;       /* working memory: dense weights, then the decoded stream */
   uint32_t weights_capacity;   /* int16 slots at `weights` */
   uint32_t weight_slots_needed; /* the most any operation checked so far needs */
-  int32_t* mlw_work;      /* working memory: ETHOSU_MLW_WORKSPACE words */
   /* counters of the run */
   uint64_t commands, operations, macs, dma_bytes;
   /* what the model does not implement: the field's name (NULL when all is implemented) */
@@ -79,9 +80,10 @@ typedef struct ethosu_npu {
 /* Execute (execute=1) or only check (execute=0) the operation `opcode` with the registers as set. */
 int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute);
 int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute);
+/* NPU_OP_POOL with the pooling mode of its parameter. */
+int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute);
 
-/* Working memory a run needs beside the regions, in bytes: `weight_slots` int16 weights and the
- * weight decoder's workspace. */
+/* Working memory a run needs beside the regions, in bytes: `weight_slots` int16 weights. */
 uint64_t ethosu_work_bytes(uint32_t weight_slots);
 
 #ifdef __cplusplus

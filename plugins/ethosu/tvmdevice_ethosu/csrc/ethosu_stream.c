@@ -39,8 +39,10 @@ static void configure(ethosu_npu_t* npu, uint32_t config) {
 
 /* One operation: execute or check it; 0 when done, else npu->unsupported says why (NULL: the
  * operation itself is not implemented). */
-static int32_t operation(ethosu_npu_t* npu, uint32_t opcode, int execute) {
+static int32_t operation(ethosu_npu_t* npu, uint32_t opcode, uint32_t param, int execute) {
   switch (opcode) {
+    case ETHOSU_OP_POOL:
+      return ethosu_op_pool(npu, param, execute);
     case ETHOSU_OP_CONV:
     case ETHOSU_OP_DEPTHWISE:
       return ethosu_op_conv(npu, opcode, execute);
@@ -106,7 +108,7 @@ int32_t ethosu_stream_run(const uint8_t* payload, uint32_t size, ethosu_npu_t* n
       n += 1;
       break;
     } else {
-      if (operation(npu, opcode, execute) != 0) {
+      if (operation(npu, opcode, ETHOSU_CMD_PARAM(w), execute) != 0) {
         r->field = npu->unsupported;
         return fail(r, ETHOSU_STREAM_UNSUPPORTED, i, ctrl, opcode);
       }

@@ -28,15 +28,22 @@ typedef struct {
 } bits_t;
 
 static uint32_t take(bits_t* b, int n) {
+  const uint32_t byte = b->pos >> 3;
   uint32_t v = 0;
   int i;
+  if (n <= 24 && byte + 4u <= b->size) { /* fast path: one little-endian 32-bit window */
+    const uint32_t window = (uint32_t)b->data[byte] | (uint32_t)b->data[byte + 1] << 8 |
+                            (uint32_t)b->data[byte + 2] << 16 | (uint32_t)b->data[byte + 3] << 24;
+    b->pos += (uint32_t)n;
+    return n == 0 ? 0u : (window >> (b->pos - (uint32_t)n - byte * 8u)) & ((1u << n) - 1u);
+  }
   for (i = 0; i < n; i++, b->pos++) {
-    const uint32_t byte = b->pos >> 3;
-    if (byte >= b->size) {
+    const uint32_t at = b->pos >> 3;
+    if (at >= b->size) {
       b->bad = 1;
       return 0;
     }
-    v |= (uint32_t)((b->data[byte] >> (b->pos & 7u)) & 1u) << i;
+    v |= (uint32_t)((b->data[at] >> (b->pos & 7u)) & 1u) << i;
   }
   return v;
 }
@@ -47,20 +54,29 @@ typedef struct {
   int32_t q[12];
 } quotients_t;
 
-int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, uint32_t capacity, int32_t* work) {
+/* A weight's value from its decoded index: the palette, or the index offset; sign in bit 0. */
+static int16_t weight_value(int32_t index, const int16_t* palette, int palsize, int diroffset) {
+  const int32_t value = index < palsize ? palette[index] : index - palsize + diroffset;
+  return (int16_t)((value & 1) ? -(value >> 1) : (value >> 1));
+}
+
+/* Values wait in rings until both a weight and the zero run after it are known: the stream's flow
+ * control keeps the weights and the zero runs within a few chunks of each other. */
+#define RING 64
+
+int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, uint32_t capacity) {
   bits_t b = {stream, size, 0, 0};
-  int32_t* const w_val = work;
-  int32_t* const z_val = work + ETHOSU_MLW_MAX_SLICE + 1;
+  int32_t w_val[RING], z_val[RING];
   int16_t palette[32];
   int palsize = 0, palbits = 2, diroffset = 0, have_palette = 0, prev_runs = -1;
   uint32_t written = 0;
 
-  if (stream == NULL || out == NULL || work == NULL) return -1;
+  if (stream == NULL || out == NULL) return -1;
   for (;;) {
     uint32_t zdiv = take(&b, 3);
     int runs, wdiv, trunc, newpal, uncompressed, zlen, w_n, z_n;
     int w_pos = 0, z_pos = 0, w_done = 0, z_done = 0, w_carry = 0, z_carry = 0;
-    int w_prev = 0, z_prev = 0, i;
+    int w_prev = 0, z_prev = 0, i, emitted = 0, lead = 0;
     quotients_t wq = {0, {0}}, zq = {0, {0}}, wq_prev = {0, {0}}, zq_prev = {0, {0}};
     while (zdiv == 7u && !b.bad) { /* padding to a byte boundary; the end when no byte follows */
       b.pos = (b.pos + 7u) & ~7u;
@@ -99,7 +115,6 @@ int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, ui
     }
     z_n = w_n + (newpal ? 1 : 0);
     zlen = zdiv < 3u ? 12 : 8;
-    z_val[0] = 0;
     do {
       const int balance = runs ? w_pos - z_pos : 0;
       const int w_on = (balance < 8 || !runs) && w_pos < w_n;
@@ -145,35 +160,40 @@ int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, ui
       }
       if (w_prev) {
         for (i = 0; i < wq_prev.n && w_done < w_n; i++, w_done++) {
-          w_val[w_done] = (wq_prev.q[i] << wdiv) + (int32_t)take(&b, wdiv);
+          if (w_done - emitted >= RING) return -1; /* beyond the flow control's reach */
+          w_val[w_done % RING] = (wq_prev.q[i] << wdiv) + (int32_t)take(&b, wdiv);
         }
       }
       if (z_prev) {
         for (i = 0; i < zq_prev.n && z_done < z_n; i++, z_done++) {
-          z_val[z_done] = (zq_prev.q[i] << (int)zdiv) + (int32_t)take(&b, (int)zdiv);
+          if (z_done - emitted >= RING) return -1;
+          z_val[z_done % RING] = (zq_prev.q[i] << (int)zdiv) + (int32_t)take(&b, (int)zdiv);
         }
       }
       if (b.bad) return -1;
+      /* write out what is complete: a new palette's slice may start with zeros (run 0), then each
+       * weight and the zero run after it */
+      if (runs && newpal && !lead && z_done > 0) {
+        if ((uint32_t)z_val[0] > capacity - written || z_val[0] < 0) return -2;
+        for (i = 0; i < z_val[0]; i++) out[written++] = 0;
+        lead = 1;
+      }
+      while (emitted < w_done && (!runs || ((lead || !newpal) && z_done > emitted + newpal))) {
+        const int32_t index = w_val[emitted % RING];
+        int32_t zeros = runs ? z_val[(emitted + newpal) % RING] : 0;
+        if (index >= 512 || index < 0) return -1; /* the hardware's weights are 9 bits */
+        if (written >= capacity) return -2;
+        out[written++] = weight_value(index, palette, palsize, diroffset);
+        if (zeros < 0 || (uint32_t)zeros > capacity - written) return -2;
+        for (; zeros > 0; zeros--) out[written++] = 0;
+        emitted++;
+      }
       w_prev = w_on;
       z_prev = z_on;
       wq_prev = wq;
       zq_prev = zq;
     } while (w_prev || z_prev);
 
-    if (runs && newpal) { /* a new palette's slice may start with zeros */
-      if ((uint32_t)z_val[0] > capacity - written) return -2;
-      for (i = 0; i < z_val[0]; i++) out[written++] = 0;
-    }
-    for (i = 0; i < w_n; i++) {
-      const int32_t index = w_val[i];
-      int32_t value, zeros;
-      if (index >= 512) return -1; /* the hardware's weights are 9 bits */
-      value = index < palsize ? palette[index] : index - palsize + diroffset;
-      if (written >= capacity) return -2;
-      out[written++] = (int16_t)((value & 1) ? -(value >> 1) : (value >> 1));
-      zeros = runs ? z_val[i + (newpal ? 1 : 0)] : 0;
-      if (zeros < 0 || (uint32_t)zeros > capacity - written) return -2;
-      for (; zeros > 0; zeros--) out[written++] = 0;
-    }
+    if (emitted != w_n || (runs && newpal && !lead)) return -1; /* the slice ended short */
   }
 }

@@ -1,0 +1,88 @@
+/*
+ * NPU_OP_POOL: max and average pooling over each channel's window, with the
+ * OFM's global scale (NPU_SET_OFM_SCALE: a 32-bit scale, the shift in its
+ * parameter).  The average is the window's sum rescaled: Vela folds the
+ * division into the scale (1/count, rounded), so a window must hold exactly
+ * its count of elements: any padding is refused (TFLite divides by the valid
+ * elements only, which one global scale cannot express).
+ */
+#include <stddef.h>
+
+#include "ethosu_fmap.h"
+#include "ethosu_npu.h"
+
+enum { POOL_MAX = 0, POOL_AVERAGE = 1 };
+
+int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
+  const uint32_t ifm_prec = REG(npu, R_IFM_PRECISION), ofm_prec = REG(npu, R_OFM_PRECISION);
+  const uint32_t kstride = REG(npu, R_KERNEL_STRIDE), act = REG(npu, R_ACTIVATION);
+  const uint32_t round_mode = ofm_prec >> 14 & 3u;
+  const int32_t stride_x = 1 + (int32_t)((kstride & 1u) | ((kstride >> 6 & 1u) << 1));
+  const int32_t stride_y = 1 + (int32_t)((kstride >> 1 & 1u) | ((kstride >> 9 & 1u) << 1));
+  const int32_t kh = REG(npu, R_KERNEL_HEIGHT_M1) + 1, kw = REG(npu, R_KERNEL_WIDTH_M1) + 1;
+  const int32_t act_min = sext16(REG(npu, R_ACTIVATION_MIN)), act_max = sext16(REG(npu, R_ACTIVATION_MAX));
+  const int64_t scale = npu->reg32[R1_OFM_SCALE];
+  const int32_t shift = npu->hi32[R1_OFM_SCALE] & 0x3F;
+  fmap_t in, out;
+  int32_t oy, ox, c;
+
+  npu->unsupported = NULL;
+  if (mode != POOL_MAX && mode != POOL_AVERAGE) return ethosu_refuse(npu, "pooling mode (REDUCE_SUM)");
+  if ((ifm_prec & 1u) != 1u || (ifm_prec >> 2 & 3u) != 0u) return ethosu_refuse(npu, "IFM_PRECISION (not signed 8-bit)");
+  if ((ifm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "IFM_PRECISION format");
+  if ((ofm_prec & 1u) != 1u || (ofm_prec >> 1 & 3u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION (not signed 8-bit)");
+  if ((ofm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "OFM_PRECISION format");
+  if ((ofm_prec >> 8 & 1u) != 1u) return ethosu_refuse(npu, "OFM_PRECISION scale_mode (not global)");
+  if (round_mode != ETHOSU_ROUND_TFL && round_mode != ETHOSU_ROUND_NATURAL) {
+    return ethosu_refuse(npu, "OFM_PRECISION round_mode (TRUNCATE)");
+  }
+  if (!npu->set32[R1_OFM_SCALE]) return ethosu_refuse(npu, "OFM_SCALE (never set)");
+  if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
+  if ((act & 0xFFFu) != 0u) return ethosu_refuse(npu, "ACTIVATION function (a LUT, TANH or SIGMOID)");
+  if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
+  if ((kstride >> 3 & 3u) != 0u) return ethosu_refuse(npu, "KERNEL_STRIDE dilation (pooling)");
+  if (REG(npu, R_IFM_PAD_TOP) || REG(npu, R_IFM_PAD_LEFT) || REG(npu, R_IFM_PAD_BOTTOM) || REG(npu, R_IFM_PAD_RIGHT)) {
+    return ethosu_refuse(npu, "IFM_PAD (pooling over padding)");
+  }
+  ethosu_ifm(npu, &in);
+  ethosu_ofm(npu, &out);
+  if (REG(npu, R_OFM_HEIGHT0_M1) != REG(npu, R_OFM_HEIGHT_M1) || REG(npu, R_OFM_WIDTH0_M1) != REG(npu, R_OFM_WIDTH_M1)) {
+    return ethosu_refuse(npu, "OFM tiles (OFM_HEIGHT0_M1/OFM_WIDTH0_M1 short of the OFM)");
+  }
+  if ((out.h - 1) * stride_y + kh > in.h || (out.w - 1) * stride_x + kw > in.w) {
+    return ethosu_refuse(npu, "IFM tiles (reads beyond IFM tile 0)");
+  }
+  if (in.c != out.c) return ethosu_refuse(npu, "IFM_DEPTH_M1 (not the OFM's)");
+  if (ethosu_fm_in_region(npu, &in, "IFM addresses (outside the region)")) return 1;
+  if (ethosu_fm_in_region(npu, &out, "OFM addresses (outside the region)")) return 1;
+  if (npu->read_only_regions >> out.region & 1u) return ethosu_refuse(npu, "OFM_REGION (read-only)");
+  if (!execute) return 0;
+
+  for (oy = 0; oy < out.h; oy++) {
+    for (ox = 0; ox < out.w; ox++) {
+      for (c = 0; c < out.c; c++) {
+        int64_t acc = mode == POOL_MAX ? INT64_MIN : 0, v;
+        int32_t ky, kx;
+        for (ky = 0; ky < kh; ky++) {
+          for (kx = 0; kx < kw; kx++) {
+            const int64_t x = in.data[fm_offset(&in, oy * stride_y + ky, ox * stride_x + kx, c)] - in.zero_point;
+            if (mode == POOL_MAX) {
+              if (x > acc) acc = x;
+            } else {
+              acc += x;
+            }
+          }
+        }
+        v = ethosu_apply_scale(acc, scale, shift, round_mode) + out.zero_point;
+        if (v < act_min) v = act_min;
+        if (v > act_max) v = act_max;
+        if (v < -128) v = -128;
+        if (v > 127) v = 127;
+        ((int8_t*)npu->region[out.region])[fm_offset(&out, oy, ox, c)] = (int8_t)v;
+      }
+    }
+  }
+  /* one multiply-accumulate per window element, as Vela counts a pooling's MACs */
+  npu->macs += (uint64_t)out.h * (uint64_t)out.w * (uint64_t)out.c * (uint64_t)kh * (uint64_t)kw;
+  return 0;
+}
