@@ -36,9 +36,9 @@ def test_settings_and_stop_are_accepted_and_counted():
 
 
 def test_an_operation_the_model_lacks_is_refused_naming_it():
-    code, word, ctrl, opcode, _, field, _ = check(payload(0x0001_0103, 0x0000_0006, 0xFFFF_0000))
+    code, word, ctrl, opcode, _, field, _ = check(payload(0x0001_0103, 0x0000_0001, 0xFFFF_0000))
     assert code == _ethosu.STREAM_UNSUPPORTED
-    assert (word, command_name(ctrl, opcode), field) == (9, "NPU_OP_ELEMENTWISE", None)
+    assert (word, command_name(ctrl, opcode), field) == (9, "NPU_OP_IRQ", None)
 
 
 def test_a_field_the_model_lacks_is_refused_naming_it():
@@ -72,8 +72,8 @@ def test_the_well_formed_twin_of_each_malformed_payload_passes():
     assert check(_claiming(1, 0xFFFF_0000))[0] == _ethosu.STREAM_OK
 
 
-def _vela(op_type: str, shape):
-    compiled, _ = compile_raw(single_op_model(op_type, shape), DEVICE_TYPE.default_options())
+def _vela(op_type: str, shape, **params):
+    compiled, _ = compile_raw(single_op_model(op_type, shape, **params), DEVICE_TYPE.default_options())
     regions = [len(bytes(compiled.read_only.data)), compiled.scratch.size, compiled.scratch_fast.size]
     return bytes(compiled.command_stream), regions
 
@@ -84,10 +84,16 @@ def test_vela_s_stream_for_a_fully_connected_is_accepted():
     assert stream_refusal(data, regions) is None
 
 
-def test_vela_s_stream_for_an_add_is_refused_at_its_elementwise_operation():
+def test_vela_s_stream_for_an_add_of_equal_input_scales_is_accepted():
     data, regions = _vela("ADD", (1, 8, 8, 4))
+    assert stream_refusal(data, regions) is None
+
+
+def test_vela_s_stream_for_an_add_of_unequal_input_scales_is_refused_naming_the_scale_mode():
+    data, regions = _vela("ADD", (1, 8, 8, 4), input2_scale=0.2)
     reason = stream_refusal(data, regions)
-    assert reason is not None and reason.startswith("the functional model does not implement NPU_OP_ELEMENTWISE")
+    assert reason is not None and reason.startswith(
+        "the functional model does not implement NPU_OP_ELEMENTWISE with this IFM_PRECISION scale_mode"), reason
 
 
 def test_a_region_too_small_for_the_stream_is_refused():

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from tvmdevice.plugin import Refusal
 
+from .mul_scale import mul_scale_refusal
 from .submodel import NotExpressible, write_model
 from .vela_compile import VelaError, clock_hz, compile_raw
 
@@ -125,6 +126,9 @@ def _verdict(model: bytes, key: tuple[tuple[str, Any], ...]) -> str | None:
 def check_operator(options: dict[str, Any], graph: "Graph", op: "Operator") -> str | None:
     """None when Vela places ``op`` on the NPU and the functional model runs its stream; else the reason."""
     inputs = [t for t in op.inputs if t >= 0 and not graph.tensors[t].is_constant]
+    differs = mul_scale_refusal(graph, op)
+    if differs is not None:
+        return differs
     try:
         model = write_model(graph, [op], inputs, op.outputs)
     except NotExpressible as e:

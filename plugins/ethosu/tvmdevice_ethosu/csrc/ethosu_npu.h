@@ -40,7 +40,9 @@ enum {
   R_OFM_REGION = 0x11f, R_KERNEL_WIDTH_M1 = 0x120, R_KERNEL_HEIGHT_M1 = 0x121, R_KERNEL_STRIDE = 0x122,
   R_ACC_FORMAT = 0x124, R_ACTIVATION = 0x125, R_ACTIVATION_MIN = 0x126, R_ACTIVATION_MAX = 0x127,
   R_WEIGHT_REGION = 0x128, R_SCALE_REGION = 0x129, R_DMA0_SRC_REGION = 0x130, R_DMA0_DST_REGION = 0x131,
-  R_DMA0_SIZE0 = 0x132, R_DMA0_SIZE1 = 0x133
+  R_DMA0_SIZE0 = 0x132, R_DMA0_SIZE1 = 0x133,
+  R_IFM2_BROADCAST = 0x180, R_IFM2_SCALAR = 0x181, R_IFM2_PRECISION = 0x185, R_IFM2_ZERO_POINT = 0x189,
+  R_IFM2_WIDTH0_M1 = 0x18a, R_IFM2_HEIGHT0_M1 = 0x18b, R_IFM2_HEIGHT1_M1 = 0x18c, R_IFM2_REGION = 0x18f
 };
 
 /* 32-bit registers (cmd1 opcodes). */
@@ -50,8 +52,9 @@ enum {
   R1_OFM_BASE0 = 0x10, R1_OFM_BASE1 = 0x11, R1_OFM_BASE2 = 0x12, R1_OFM_BASE3 = 0x13,
   R1_OFM_STRIDE_X = 0x14, R1_OFM_STRIDE_Y = 0x15, R1_OFM_STRIDE_C = 0x16,
   R1_WEIGHT_BASE = 0x20, R1_WEIGHT_LENGTH = 0x21, R1_SCALE_BASE = 0x22, R1_SCALE_LENGTH = 0x23,
-  R1_OFM_SCALE = 0x24,
+  R1_OFM_SCALE = 0x24, R1_OPA_SCALE = 0x25, R1_OPB_SCALE = 0x26,
   R1_DMA0_SRC = 0x30, R1_DMA0_DST = 0x31, R1_DMA0_LEN = 0x32,
+  R1_IFM2_BASE0 = 0x80, R1_IFM2_STRIDE_X = 0x84, R1_IFM2_STRIDE_Y = 0x85, R1_IFM2_STRIDE_C = 0x86,
   R1_WEIGHT1_BASE = 0x90, R1_WEIGHT1_LENGTH = 0x91, R1_SCALE1_BASE = 0x92, R1_SCALE1_LENGTH = 0x93
 };
 
@@ -82,6 +85,8 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute);
 int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute);
 /* NPU_OP_POOL with the pooling mode of its parameter. */
 int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute);
+/* NPU_OP_ELEMENTWISE with the elementwise mode of its parameter. */
+int32_t ethosu_op_elementwise(ethosu_npu_t* npu, uint32_t mode, int execute);
 
 /* Working memory a run needs beside the regions, in bytes: `weight_slots` int16 weights. */
 uint64_t ethosu_work_bytes(uint32_t weight_slots);

@@ -43,6 +43,8 @@ static int32_t operation(ethosu_npu_t* npu, uint32_t opcode, uint32_t param, int
   switch (opcode) {
     case ETHOSU_OP_POOL:
       return ethosu_op_pool(npu, param, execute);
+    case ETHOSU_OP_ELEMENTWISE:
+      return ethosu_op_elementwise(npu, param, execute);
     case ETHOSU_OP_CONV:
     case ETHOSU_OP_DEPTHWISE:
       return ethosu_op_conv(npu, opcode, execute);

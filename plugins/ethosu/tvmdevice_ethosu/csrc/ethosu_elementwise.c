@@ -1,0 +1,142 @@
+/*
+ * NPU_OP_ELEMENTWISE, the binary modes MUL, ADD, SUB, MIN and MAX on signed
+ * 8-bit feature maps: IFM2 from a feature map (broadcast in H, W or C where
+ * NPU_SET_IFM2_BROADCAST says) or a scalar (NPU_SET_IFM2_SCALAR), operand A
+ * being the IFM unless the broadcast register's operand order puts IFM2
+ * first (Vela does when the broadcast or scalar operand is the operator's
+ * first input).
+ *
+ * Operands are read less their zero points.  MUL multiplies them; ADD and SUB
+ * first multiply each by its 16-bit operand scale (NPU_SET_OPA_SCALE,
+ * NPU_SET_OPB_SCALE); both results are rescaled by the OFM's global scale.
+ * MIN and MAX take no scale: Vela emits the unit OFM scale for them and
+ * places them on the NPU only when the three quantizations agree.  The
+ * 32-bit operand scaling modes of IFM_PRECISION (Vela's "advanced" ADD/SUB
+ * scaling, for inputs of different scales) are refused: no public source
+ * defines how the hardware combines the 32-bit scaled operand with the other.
+ */
+#include <stddef.h>
+
+#include "ethosu_fmap.h"
+#include "ethosu_npu.h"
+
+enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_MIN = 3, EW_MAX = 4 };
+
+/* NPU_SET_IFM2_BROADCAST's fields (Arm's register interface: npu_set_ifm2_broadcast_t). */
+#define BROADCAST_H(p) ((p) & 1u)
+#define BROADCAST_W(p) ((p) >> 1 & 1u)
+#define BROADCAST_C(p) ((p) >> 2 & 1u)
+#define OPERAND_ORDER_A(p) ((p) >> 6 & 1u)
+#define BROADCAST_SCALAR(p) ((p) >> 7 & 1u)
+
+static void ifm2_fmap(const ethosu_npu_t* npu, int32_t depth, fmap_t* f) {
+  f->region = REG(npu, R_IFM2_REGION) & 7u;
+  f->base = reg_addr(npu, R1_IFM2_BASE0);
+  f->stride_x = reg_addr(npu, R1_IFM2_STRIDE_X);
+  f->stride_y = reg_addr(npu, R1_IFM2_STRIDE_Y);
+  f->stride_c = reg_addr(npu, R1_IFM2_STRIDE_C);
+  f->h = REG(npu, R_IFM2_HEIGHT0_M1) + 1;
+  f->w = REG(npu, R_IFM2_WIDTH0_M1) + 1;
+  f->c = depth;
+  f->nhcwb16 = (int)(REG(npu, R_IFM2_PRECISION) >> 6 & 3u);
+  f->zero_point = sext16(REG(npu, R_IFM2_ZERO_POINT));
+  f->data = (const int8_t*)npu->region[f->region];
+}
+
+static int not_s8(uint32_t precision) { return (precision & 1u) != 1u || (precision >> 2 & 3u) != 0u; }
+
+/* Refuses what the model does not implement; 0 when the operation can run. */
+static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_t* in2, const fmap_t* out) {
+  const uint32_t ifm_prec = REG(npu, R_IFM_PRECISION), ofm_prec = REG(npu, R_OFM_PRECISION);
+  const uint32_t ifm2_prec = REG(npu, R_IFM2_PRECISION), bc = REG(npu, R_IFM2_BROADCAST);
+  const uint32_t act = REG(npu, R_ACTIVATION), round_mode = ofm_prec >> 14 & 3u;
+  const int scaled = mode == EW_MUL || mode == EW_ADD || mode == EW_SUB;
+
+  if (mode > EW_MAX) return ethosu_refuse(npu, "elementwise mode (LRELU, ABS, CLZ, SHR or SHL)");
+  if (not_s8(ifm_prec)) return ethosu_refuse(npu, "IFM_PRECISION (not signed 8-bit)");
+  if ((ifm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "IFM_PRECISION format");
+  if ((ifm_prec >> 8 & 3u) != 0u) return ethosu_refuse(npu, "IFM_PRECISION scale_mode (32-bit operand scaling)");
+  if (not_s8(ifm2_prec)) return ethosu_refuse(npu, "IFM2_PRECISION (not signed 8-bit)");
+  if ((ifm2_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "IFM2_PRECISION format");
+  if ((ofm_prec & 1u) != 1u || (ofm_prec >> 1 & 3u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION (not signed 8-bit)");
+  if ((ofm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "OFM_PRECISION format");
+  if (round_mode != ETHOSU_ROUND_TFL && round_mode != ETHOSU_ROUND_NATURAL) {
+    return ethosu_refuse(npu, "OFM_PRECISION round_mode (TRUNCATE)");
+  }
+  if (!npu->set32[R1_OFM_SCALE]) return ethosu_refuse(npu, "OFM_SCALE (never set)");
+  if (scaled && (ofm_prec >> 8 & 1u) != 1u) return ethosu_refuse(npu, "OFM_PRECISION scale_mode (not global)");
+  if (!scaled && (npu->reg32[R1_OFM_SCALE] != 1u || (npu->hi32[R1_OFM_SCALE] & 0x3Fu) != 0u)) {
+    return ethosu_refuse(npu, "OFM_SCALE (MIN/MAX with a scale)");
+  }
+  if (mode == EW_ADD || mode == EW_SUB) {
+    if (!npu->set32[R1_OPA_SCALE] || !npu->set32[R1_OPB_SCALE]) return ethosu_refuse(npu, "OPA_SCALE/OPB_SCALE (never set)");
+    if (npu->hi32[R1_OPA_SCALE] != 0u || npu->reg32[R1_OPA_SCALE] > 0xFFFFu || npu->reg32[R1_OPB_SCALE] > 0xFFFFu) {
+      return ethosu_refuse(npu, "OPA_SCALE/OPB_SCALE (not 16-bit)");
+    }
+    if (npu->reg32[R1_OPA_SCALE] != npu->reg32[R1_OPB_SCALE]) return ethosu_refuse(npu, "OPA_SCALE/OPB_SCALE (unequal)");
+  }
+  if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
+  if ((act & 0xFFFu) != 0u) return ethosu_refuse(npu, "ACTIVATION function (a LUT, TANH or SIGMOID)");
+  if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
+  if (REG(npu, R_OFM_HEIGHT0_M1) != REG(npu, R_OFM_HEIGHT_M1) || REG(npu, R_OFM_WIDTH0_M1) != REG(npu, R_OFM_WIDTH_M1)) {
+    return ethosu_refuse(npu, "OFM tiles (OFM_HEIGHT0_M1/OFM_WIDTH0_M1 short of the OFM)");
+  }
+  if (in->h < out->h || in->w < out->w) return ethosu_refuse(npu, "IFM tiles (reads beyond IFM tile 0)");
+  if (in->c != out->c) return ethosu_refuse(npu, "IFM_DEPTH_M1 (not the OFM's)");
+  if (!BROADCAST_SCALAR(bc)) {
+    if (BROADCAST_H(bc) ? in2->h != 1 : in2->h < out->h) return ethosu_refuse(npu, "IFM2_HEIGHT0_M1 (IFM2 tiles or broadcast)");
+    if (BROADCAST_W(bc) ? in2->w != 1 : in2->w < out->w) return ethosu_refuse(npu, "IFM2_WIDTH0_M1 (IFM2 tiles or broadcast)");
+    if (ethosu_fm_in_region(npu, in2, "IFM2 addresses (outside the region)")) return 1;
+  }
+  if (ethosu_fm_in_region(npu, in, "IFM addresses (outside the region)")) return 1;
+  if (ethosu_fm_in_region(npu, out, "OFM addresses (outside the region)")) return 1;
+  if (npu->read_only_regions >> out->region & 1u) return ethosu_refuse(npu, "OFM_REGION (read-only)");
+  return 0;
+}
+
+int32_t ethosu_op_elementwise(ethosu_npu_t* npu, uint32_t mode, int execute) {
+  const uint32_t bc = REG(npu, R_IFM2_BROADCAST), round_mode = REG(npu, R_OFM_PRECISION) >> 14 & 3u;
+  const int32_t act_min = sext16(REG(npu, R_ACTIVATION_MIN)), act_max = sext16(REG(npu, R_ACTIVATION_MAX));
+  const int64_t scale = npu->reg32[R1_OFM_SCALE], op_scale = npu->reg32[R1_OPA_SCALE];
+  const int32_t shift = npu->hi32[R1_OFM_SCALE] & 0x3F;
+  fmap_t in, in2, out;
+  int32_t y, x, c;
+
+  npu->unsupported = NULL;
+  ethosu_ifm(npu, &in);
+  ethosu_ofm(npu, &out);
+  ifm2_fmap(npu, BROADCAST_C(bc) ? 1 : out.c, &in2);
+  if (check(npu, mode, &in, &in2, &out)) return 1;
+  if (!execute) return 0;
+
+  for (y = 0; y < out.h; y++) {
+    for (x = 0; x < out.w; x++) {
+      for (c = 0; c < out.c; c++) {
+        const int64_t first = (int64_t)in.data[fm_offset(&in, y, x, c)] - in.zero_point;
+        int64_t second, a, b, r, v;
+        if (BROADCAST_SCALAR(bc)) {
+          second = (int64_t)sext16(REG(npu, R_IFM2_SCALAR)) - in2.zero_point;
+        } else {
+          const int32_t y2 = BROADCAST_H(bc) ? 0 : y, x2 = BROADCAST_W(bc) ? 0 : x, c2 = BROADCAST_C(bc) ? 0 : c;
+          second = (int64_t)in2.data[fm_offset(&in2, y2, x2, c2)] - in2.zero_point;
+        }
+        a = OPERAND_ORDER_A(bc) ? second : first;
+        b = OPERAND_ORDER_A(bc) ? first : second;
+        switch (mode) {
+          case EW_MUL: r = ethosu_apply_scale(a * b, scale, shift, round_mode); break;
+          case EW_ADD: r = ethosu_apply_scale(a * op_scale + b * op_scale, scale, shift, round_mode); break;
+          case EW_SUB: r = ethosu_apply_scale(a * op_scale - b * op_scale, scale, shift, round_mode); break;
+          case EW_MIN: r = a < b ? a : b; break;
+          default: r = a > b ? a : b; break;
+        }
+        v = r + out.zero_point;
+        if (v < act_min) v = act_min;
+        if (v > act_max) v = act_max;
+        if (v < -128) v = -128;
+        if (v > 127) v = 127;
+        ((int8_t*)npu->region[out.region])[fm_offset(&out, y, x, c)] = (int8_t)v;
+      }
+    }
+  }
+  return 0;
+}
