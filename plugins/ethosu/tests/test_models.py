@@ -18,8 +18,8 @@ import tvmdevice_ethosu
 EXPECTED = {
     "hello_world_int8": (3, [3], ()),
     "ad_fc_autoencoder_int8": (10, [10], ()),
-    "micro_speech_int8": (2, [2], (("SOFTMAX", "NPU_OP_DMA_START"),)),
-    "kws_dscnn_int8": (11, [11], (("SOFTMAX", "NPU_OP_DMA_START"),)),
+    "micro_speech_int8": (2, [2], (("SOFTMAX", "NPU_OP_ELEMENTWISE with this OFM_PRECISION"),)),
+    "kws_dscnn_int8": (11, [11], (("SOFTMAX", "NPU_OP_ELEMENTWISE with this OFM_PRECISION"),)),
 }
 
 

@@ -59,6 +59,8 @@ enum {
 };
 
 #define ETHOSU_REGIONS 8
+#define ETHOSU_LUT_BYTES 2048u
+#define ETHOSU_LUT_SLOT_BYTES 256u
 
 typedef struct ethosu_npu {
   uint16_t reg16[0x100];  /* cmd0 registers, by opcode - 0x100 */
@@ -71,6 +73,9 @@ typedef struct ethosu_npu {
   uint32_t read_only_regions;           /* bit r: region r is constant data no operation may write */
   uint32_t ofm_ublock_depth;            /* from the CONFIG driver action: MACs per cycle */
   uint32_t ifm_ublock_depth;
+  uint32_t shram_bytes;                 /* from the CONFIG driver action: the shared buffer's size */
+  uint8_t lut[ETHOSU_LUT_BYTES];        /* the internal LUT memory: the shared buffer's last 2 KB */
+  uint8_t lut_loaded;                   /* bit t: LUT slot t (256 bytes) was loaded by a DMA of the stream */
   int16_t* weights;       /* working memory: dense weights, then the decoded stream */
   uint32_t weights_capacity;   /* int16 slots at `weights` */
   uint32_t weight_slots_needed; /* the most any operation checked so far needs */
@@ -87,6 +92,16 @@ int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute);
 int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute);
 /* NPU_OP_ELEMENTWISE with the elementwise mode of its parameter. */
 int32_t ethosu_op_elementwise(ethosu_npu_t* npu, uint32_t mode, int execute);
+
+/* NPU_OP_DMA_START into the internal LUT memory (DMA0_DST_REGION's region_mode internal). */
+int32_t ethosu_op_dma_lut(ethosu_npu_t* npu, int execute);
+/* The activation's LUT: 0 when ACTIVATION names no table, or a table the stream loaded, and the
+ * clamp is the whole int8 range; else refuses.  Sets *table to the slot (-1: no table). */
+int ethosu_lut_check(ethosu_npu_t* npu, int32_t* table);
+/* An int8 OFM value through LUT slot `table` (a value already saturated to int8). */
+static inline int32_t ethosu_lut_apply(const ethosu_npu_t* npu, int32_t table, int32_t value) {
+  return (int32_t)(int8_t)npu->lut[(uint32_t)table * ETHOSU_LUT_SLOT_BYTES + (uint32_t)(value + 128)];
+}
 
 /* Working memory a run needs beside the regions, in bytes: `weight_slots` int16 weights. */
 uint64_t ethosu_work_bytes(uint32_t weight_slots);

@@ -1,7 +1,7 @@
 /*
  * NPU_OP_POOL: max and average pooling over each channel's window, with the
  * OFM's global scale (NPU_SET_OFM_SCALE: a 32-bit scale, the shift in its
- * parameter).  The average is the window's sum rescaled: Vela folds the
+ * parameter), then the activation's LUT when it names one (ethosu_lut.c).  The average is the window's sum rescaled: Vela folds the
  * division into the scale (1/count, rounded), so a window must hold exactly
  * its count of elements: any padding is refused (TFLite divides by the valid
  * elements only, which one global scale cannot express).
@@ -24,7 +24,7 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
   const int64_t scale = npu->reg32[R1_OFM_SCALE];
   const int32_t shift = npu->hi32[R1_OFM_SCALE] & 0x3F;
   fmap_t in, out;
-  int32_t oy, ox, c;
+  int32_t oy, ox, c, table;
 
   npu->unsupported = NULL;
   if (mode != POOL_MAX && mode != POOL_AVERAGE) return ethosu_refuse(npu, "pooling mode (REDUCE_SUM)");
@@ -38,7 +38,7 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
   }
   if (!npu->set32[R1_OFM_SCALE]) return ethosu_refuse(npu, "OFM_SCALE (never set)");
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
-  if ((act & 0xFFFu) != 0u) return ethosu_refuse(npu, "ACTIVATION function (a LUT, TANH or SIGMOID)");
+  if (ethosu_lut_check(npu, &table)) return 1;
   if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
   if ((kstride >> 3 & 3u) != 0u) return ethosu_refuse(npu, "KERNEL_STRIDE dilation (pooling)");
   if (REG(npu, R_IFM_PAD_TOP) || REG(npu, R_IFM_PAD_LEFT) || REG(npu, R_IFM_PAD_BOTTOM) || REG(npu, R_IFM_PAD_RIGHT)) {
@@ -78,6 +78,7 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
         if (v > act_max) v = act_max;
         if (v < -128) v = -128;
         if (v > 127) v = 127;
+        if (table >= 0) v = ethosu_lut_apply(npu, table, (int32_t)v);
         ((int8_t*)npu->region[out.region])[fm_offset(&out, oy, ox, c)] = (int8_t)v;
       }
     }

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "ethosu_fmap.h"
 #include "ethosu_npu.h"
 
 static uint32_t word_at(const uint8_t* p, uint32_t i) {
@@ -32,6 +33,7 @@ static void configure(ethosu_npu_t* npu, uint32_t config) {
   const uint32_t log2_macs = config & 0xFu, product = config >> 28;
   npu->ofm_ublock_depth = 0;
   npu->ifm_ublock_depth = 0;
+  npu->shram_bytes = (config >> 8 & 0xFFu) * 1024u; /* the config register's shram_size, in KB */
   if (product != 0u || log2_macs < 5u || log2_macs > 8u) return; /* not an Ethos-U55 */
   npu->ofm_ublock_depth = log2_macs == 5u ? 4u : 8u;
   npu->ifm_ublock_depth = 8u;
@@ -48,7 +50,8 @@ static int32_t operation(ethosu_npu_t* npu, uint32_t opcode, uint32_t param, int
     case ETHOSU_OP_CONV:
     case ETHOSU_OP_DEPTHWISE:
       return ethosu_op_conv(npu, opcode, execute);
-    case ETHOSU_OP_DMA_START:
+    case ETHOSU_OP_DMA_START: /* region_mode internal: into the LUT memory */
+      if (REG(npu, R_DMA0_DST_REGION) >> 8 & 1u) return ethosu_op_dma_lut(npu, execute);
       return ethosu_op_dma(npu, execute);
     case ETHOSU_OP_DMA_WAIT:
     case ETHOSU_OP_KERNEL_WAIT:
