@@ -73,3 +73,33 @@ def test_a_lut_activation_whose_table_no_dma_loaded_is_refused():
     assert stream_refusal(struct.pack(f"<{len(words)}I", *words), regions) == (
         "the functional model does not implement NPU_OP_POOL with this ACTIVATION (a LUT slot no DMA loaded)"
         f" (command stream word {words.index(0x0001_0005)})")  # NPU_OP_POOL, average mode
+
+
+@pytest.mark.parametrize("first", ["ADD", "CONV_2D", "DEPTHWISE_CONV_2D", "MUL"])
+@pytest.mark.parametrize("activation", ["LOGISTIC", "TANH"])
+def test_a_lut_fused_into_the_operation_before_it_runs_bit_exact(registry, first, activation):
+    # Vela fuses the table into the convolution or elementwise operation that feeds it
+    from tvmdevice.aot.builder.model import ModelBuilder
+    from tvmdevice.aot.compiler import compile
+
+    b = ModelBuilder(name="fused", seed=4)
+    x = b.input((1, 5, 6, 8), 0.05, -7)
+    if first == "ADD":
+        y = b.add(x, b.input((1, 5, 6, 8), 0.05, -7))
+    elif first == "MUL":
+        y = b.mul(x, b.input((1, 5, 6, 8), 0.05, -7))
+    elif first == "CONV_2D":
+        y = b.conv2d(x, filters=8, kernel=(3, 3), padding="SAME")
+    else:
+        y = b.depthwise_conv2d(x, kernel=(3, 3), padding="SAME")
+    b.output(b.logistic(y) if activation == "LOGISTIC" else b.tanh(y))
+    model = b.build()
+    module = compile(model, "ethos-u, c", registry=registry)
+    placed = [(p.op_type, p.device) for p in module.placement.ops]
+    assert placed == [(first, "ethos-u"), (activation, "ethos-u")], placed
+    rng = np.random.default_rng(4)
+    xs = [rng.integers(-128, 128, size=module.graph.tensors[i].shape, dtype=np.int8) for i in module.graph.inputs]
+    with module.executor() as ex:
+        (y,) = ex.run(xs)
+    ref = tflm_run(model, xs).output(0)
+    np.testing.assert_array_equal(np.asarray(y).reshape(ref.shape), ref)

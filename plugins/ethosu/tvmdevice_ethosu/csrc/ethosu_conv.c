@@ -7,7 +7,7 @@
  * Every field value this file does not implement is refused by name in check
  * mode, before anything runs: 8-bit signed IFM and OFM only, NHWC or
  * NHCWB16, one IFM/OFM tile, no upscaling, 32-bit accumulators, per-channel
- * scaling with TFL (double) rounding, clamping activation only.
+ * scaling with TFL (double) rounding, clamping activation or an int8 LUT.
  */
 #include <string.h>
 
@@ -79,12 +79,13 @@ static void scale_record(const uint8_t* rec, int64_t* bias, int64_t* scale, int3
 
 /* The rescaled value plus the OFM zero point, clamped by the activation and to int8, written. */
 static void write_ofm(ethosu_npu_t* npu, const fmap_t* out, int32_t y, int32_t x, int32_t c, int64_t scaled,
-                      int32_t act_min, int32_t act_max) {
+                      int32_t act_min, int32_t act_max, int32_t table) {
   int64_t v = scaled + out->zero_point;
   if (v < act_min) v = act_min;
   if (v > act_max) v = act_max;
   if (v < -128) v = -128;
   if (v > 127) v = 127;
+  if (table >= 0) v = ethosu_lut_apply(npu, table, (int32_t)v);
   ((int8_t*)npu->region[out->region])[fm_offset(out, y, x, c)] = (int8_t)v;
 }
 
@@ -104,7 +105,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   order_t order;
   uint32_t wregion, sregion;
   uint64_t wbase, wlen, sbase, slen, weight_count;
-  int32_t oy, ox, oc;
+  int32_t oy, ox, oc, table;
 
   npu->unsupported = NULL;
   if ((ifm_prec & 1u) != 1u || (ifm_prec >> 2 & 3u) != 0u) return ethosu_refuse(npu, "IFM_PRECISION (not signed 8-bit)");
@@ -116,7 +117,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   if ((ofm_prec >> 14 & 3u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION round_mode (not TFL)");
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
   if (REG(npu, R_ACC_FORMAT) != 0u) return ethosu_refuse(npu, "ACC_FORMAT (not 32-bit integer)");
-  if ((act & 0xFFFu) != 0u) return ethosu_refuse(npu, "ACTIVATION function (a LUT, TANH or SIGMOID)");
+  if (ethosu_lut_check(npu, &table)) return 1;
   if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
   if ((kstride >> 5 & 1u) != 0u) return ethosu_refuse(npu, "KERNEL_STRIDE decomposition");
   if (npu->set32[R1_WEIGHT1_LENGTH] && npu->reg32[R1_WEIGHT1_LENGTH] != 0u) return ethosu_refuse(npu, "WEIGHT1 (dual core)");
@@ -203,7 +204,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
                      w[ky * kw + kx];
             }
           }
-          write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min, act_max);
+          write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min, act_max, table);
         }
       }
     }
@@ -238,7 +239,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
           int32_t shift, acc = 0, j;
           for (j = 0; j < window; j++) acc += patch[j] * w[j];
           scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
-          write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min, act_max);
+          write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min, act_max, table);
         }
       }
     }

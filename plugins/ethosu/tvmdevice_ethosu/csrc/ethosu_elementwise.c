@@ -9,6 +9,7 @@
  * Operands are read less their zero points.  MUL multiplies them; ADD and SUB
  * first multiply each by its 16-bit operand scale (NPU_SET_OPA_SCALE,
  * NPU_SET_OPB_SCALE); both results are rescaled by the OFM's global scale.
+ * The activation's LUT, when it names one, maps the result (ethosu_lut.c).
  * MIN and MAX take no scale: Vela emits the unit OFM scale for them and
  * places them on the NPU only when the three quantizations agree.  The
  * 32-bit operand scaling modes of IFM_PRECISION (Vela's "advanced" ADD/SUB
@@ -46,7 +47,8 @@ static void ifm2_fmap(const ethosu_npu_t* npu, int32_t depth, fmap_t* f) {
 static int not_s8(uint32_t precision) { return (precision & 1u) != 1u || (precision >> 2 & 3u) != 0u; }
 
 /* Refuses what the model does not implement; 0 when the operation can run. */
-static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_t* in2, const fmap_t* out) {
+static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_t* in2, const fmap_t* out,
+                 int32_t* table) {
   const uint32_t ifm_prec = REG(npu, R_IFM_PRECISION), ofm_prec = REG(npu, R_OFM_PRECISION);
   const uint32_t ifm2_prec = REG(npu, R_IFM2_PRECISION), bc = REG(npu, R_IFM2_BROADCAST);
   const uint32_t act = REG(npu, R_ACTIVATION), round_mode = ofm_prec >> 14 & 3u;
@@ -76,7 +78,7 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
     if (npu->reg32[R1_OPA_SCALE] != npu->reg32[R1_OPB_SCALE]) return ethosu_refuse(npu, "OPA_SCALE/OPB_SCALE (unequal)");
   }
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
-  if ((act & 0xFFFu) != 0u) return ethosu_refuse(npu, "ACTIVATION function (a LUT, TANH or SIGMOID)");
+  if (ethosu_lut_check(npu, table)) return 1;
   if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
   if (REG(npu, R_OFM_HEIGHT0_M1) != REG(npu, R_OFM_HEIGHT_M1) || REG(npu, R_OFM_WIDTH0_M1) != REG(npu, R_OFM_WIDTH_M1)) {
     return ethosu_refuse(npu, "OFM tiles (OFM_HEIGHT0_M1/OFM_WIDTH0_M1 short of the OFM)");
@@ -100,13 +102,13 @@ int32_t ethosu_op_elementwise(ethosu_npu_t* npu, uint32_t mode, int execute) {
   const int64_t scale = npu->reg32[R1_OFM_SCALE], op_scale = npu->reg32[R1_OPA_SCALE];
   const int32_t shift = npu->hi32[R1_OFM_SCALE] & 0x3F;
   fmap_t in, in2, out;
-  int32_t y, x, c;
+  int32_t y, x, c, table;
 
   npu->unsupported = NULL;
   ethosu_ifm(npu, &in);
   ethosu_ofm(npu, &out);
   ifm2_fmap(npu, BROADCAST_C(bc) ? 1 : out.c, &in2);
-  if (check(npu, mode, &in, &in2, &out)) return 1;
+  if (check(npu, mode, &in, &in2, &out, &table)) return 1;
   if (!execute) return 0;
 
   for (y = 0; y < out.h; y++) {
@@ -134,6 +136,7 @@ int32_t ethosu_op_elementwise(ethosu_npu_t* npu, uint32_t mode, int execute) {
         if (v > act_max) v = act_max;
         if (v < -128) v = -128;
         if (v > 127) v = 127;
+        if (table >= 0) v = ethosu_lut_apply(npu, table, (int32_t)v);
         ((int8_t*)npu->region[out.region])[fm_offset(&out, y, x, c)] = (int8_t)v;
       }
     }
