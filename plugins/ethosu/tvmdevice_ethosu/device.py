@@ -71,6 +71,8 @@ DEVICE_TYPE = DeviceType(
                      choices=vela_names.VelaValues(vela_names.tensor_allocators)),
         TargetOption("arena_cache_size", int, 0,
                      "Vela's --arena-cache-size in bytes (0: the memory mode's own)", minimum=0),
+        TargetOption("allow_mul_scale_difference", bool, False,
+                     "run a MUL whose Vela scale rescales some product unlike tflite-micro (not bit-exact)"),
     ),
     memory=MemoryKind.HOST,
     description="Arm Ethos-U55/U65 microNPU: partitions compiled by Vela into one command stream each",
