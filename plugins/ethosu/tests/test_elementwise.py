@@ -100,3 +100,13 @@ def test_elementwise(registry, op_type, h, w, c, axes, reversed_operands, scale,
     outcome = run_and_compare(registry, model, seed)
     # Vela keeps MINIMUM/MAXIMUM of differing quantizations on the CPU
     assert ran_or_declined_by_name(outcome) or outcome.startswith(("Vela leaves it to the CPU", _DIFFERS)), outcome
+
+
+@pytest.mark.parametrize("op_type, params", [
+    ("RELU", {}), ("RELU6", {}), ("LEAKY_RELU", {}), ("HARD_SWISH", {}), ("PAD", {}), ("CONCATENATION", {}),
+    ("QUANTIZE", {"input_dtype": "int8", "output_dtype": "int8", "scale": 0.11, "zero_point": 9}),
+])
+@pytest.mark.parametrize("zp", [-100, 0, 37])
+def test_operators_vela_lowers_to_pooling_elementwise_or_a_lut_run_bit_exact(registry, op_type, params, zp):
+    model = single_op_model(op_type, input_scale=0.07, input_zero_point=zp, seed=5, **params)
+    assert run_and_compare(registry, model, 5) == "ethos-u"
