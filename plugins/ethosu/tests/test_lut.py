@@ -7,6 +7,8 @@ import struct
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tvmdevice.aot.builder import single_op_model
 from tvmdevice.testing.oracle import tflm_run
 
@@ -30,6 +32,24 @@ def test_lut_activation_runs_on_the_npu_bit_exact_for_every_input(registry, op_t
     with module.executor() as ex:
         (y,) = ex.run([_EVERY_INT8])
     ref = tflm_run(model, [_EVERY_INT8]).output(0)
+    np.testing.assert_array_equal(np.asarray(y).reshape(ref.shape), ref)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(op_type=st.sampled_from(["LOGISTIC", "TANH", "HARD_SWISH", "LEAKY_RELU"]),
+       scale=st.floats(0.001, 4.0), zero_point=st.integers(-128, 127),
+       shape=st.sampled_from([(1, 256), (1, 3, 5, 7), (2, 40)]), seed=st.integers(0, 99))
+def test_lut_activations(registry, op_type, scale, zero_point, shape, seed):
+    from tvmdevice.aot.compiler import compile
+
+    model = single_op_model(op_type, shape, input_scale=scale, input_zero_point=zero_point)
+    module = compile(model, "ethos-u, c", registry=registry)
+    (p,) = [p for p in module.placement.ops if not p.is_view]
+    assert p.device == "ethos-u", p.declined
+    xs = [np.random.default_rng(seed).integers(-128, 128, size=shape, dtype=np.int8)]
+    with module.executor() as ex:
+        (y,) = ex.run(xs)
+    ref = tflm_run(model, xs).output(0)
     np.testing.assert_array_equal(np.asarray(y).reshape(ref.shape), ref)
 
 
