@@ -1,0 +1,82 @@
+"""The shared models exported with ``ethos-u, cmsis-nn, c``: Vela's command streams in flash, its scratch
+in the planned pool, the functional model behind the launch function; built and run on the host and on
+Cortex-M55 under QEMU, bit for bit as tflite-micro and the Python executor run them.
+
+Marked ``export``.  Skips without the ethos-u plugin (``pip install ./plugins/ethosu``) and without
+TVMDEVICE_MODELS_DIR; Cortex-M runs skip without the ARM tools, except under ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from export_inputs import random_inputs
+
+import tvmdevice
+from tvmdevice.aot.compiler import for_firmware
+from tvmdevice.export import run_export
+from tvmdevice.testing.firmware import require_tools
+from tvmdevice.testing.oracle import tflm_run
+
+pytestmark = [pytest.mark.export, pytest.mark.models]
+
+TARGET = "ethos-u, cmsis-nn, c"
+CPUS = ["host", "cortex-m55"]
+MODELS = ["hello_world_int8", "kws_dscnn_int8"]
+
+
+@pytest.fixture(scope="module")
+def exports(tmp_path_factory):
+    pytest.importorskip("tvmdevice_ethosu", reason="the ethos-u plugin is not installed (pip install ./plugins/ethosu)")
+    cache = {}
+
+    def get(models_dir, name: str):
+        if name not in cache:
+            path = models_dir / f"{name}.tflite"
+            if not path.exists():
+                pytest.skip(f"{path.name} not in {models_dir}")
+            model = path.read_bytes()
+            module = tvmdevice.compile(model, TARGET, name=name)
+            out = module.export(tmp_path_factory.mktemp(name) / name)
+            inputs = random_inputs(module.graph, seed=5)
+            tflm = tflm_run(model, inputs)
+            expected = [tflm.output(k) for k in range(len(module.graph.outputs))]
+            with for_firmware(module).executor() as ex:
+                for a, b in zip(ex.run(inputs), expected):
+                    np.testing.assert_array_equal(a.reshape(b.shape), b, err_msg="Python executor vs tflite-micro")
+            cache[name] = (module, out, inputs, expected)
+        return cache[name]
+
+    return get
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_partitions_are_exported_as_npu_calls(exports, models_dir, name):
+    module, out, _, _ = exports(models_dir, name)
+    partitions = [c for c in module.prepared.values() if c.name.startswith("tvmd_ethosu_partition")]
+    assert partitions, "no operator was placed on ethos-u"
+    run_c = (out / "codegen" / "host" / "src" / f"tvmgen_{name}.c").read_text()
+    constants = (out / "codegen" / "host" / "src" / f"tvmgen_{name}_constants.c").read_text()
+    assert run_c.count("tvmd_ethosu_partition(") >= len(partitions)
+    assert "devices->ethos_u" in run_c
+    # the command stream and Vela's read-only data: const, 16-byte-aligned arrays
+    for member in ("command_stream", "read_only"):
+        assert f"const uint8_t tvmgen_{name}_op" in constants
+        assert f"_{member}[" in constants and "aligned(16)" in constants
+    shipped = {p.name for p in (out / "devices" / "ethos_u" / "src").glob("*.c")}
+    assert {"ethosu_kernel.c", "ethosu_launch.c", "ethosu_device.c", "ethosu_stream.c"} <= shipped
+
+
+@pytest.mark.parametrize("cpu", CPUS)
+@pytest.mark.parametrize("name", MODELS)
+def test_the_export_equals_tflm(exports, models_dir, name, cpu):
+    require_tools(cpu)
+    module, out, inputs, expected = exports(models_dir, name)
+    got = run_export(out, cpu, inputs)
+    for k, (value, ref) in enumerate(zip(got.outputs, expected)):
+        np.testing.assert_array_equal(value.reshape(ref.shape), ref, err_msg=f"{name} on {cpu}: output {k}")
+    npu = got.devices["ethos-u"]
+    calls = sum(1 for c in module.prepared.values() if c.name.startswith("tvmd_ethosu_partition"))
+    assert npu["launches"] == calls and npu["commands"] > 0 and npu["macs"] > 0
+    if cpu != "host":
+        assert got.instructions and got.result.stack_used
