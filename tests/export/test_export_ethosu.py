@@ -21,8 +21,8 @@ from tvmdevice.testing.oracle import tflm_run
 pytestmark = [pytest.mark.export, pytest.mark.models]
 
 TARGET = "ethos-u, cmsis-nn, c"
-CPUS = ["host", "cortex-m55"]
-MODELS = ["hello_world_int8", "kws_dscnn_int8"]
+CPUS = ["host", "cortex-m55", "cortex-m4"]
+MODELS = ["hello_world_int8", "kws_dscnn_int8", "ad_fc_autoencoder_int8", "micro_speech_int8"]
 
 
 @pytest.fixture(scope="module")
