@@ -8,6 +8,8 @@ TVMDEVICE_MODELS_DIR; Cortex-M runs skip without the ARM tools, except under ``C
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 from export_inputs import random_inputs
@@ -80,3 +82,29 @@ def test_the_export_equals_tflm(exports, models_dir, name, cpu):
     assert npu["launches"] == calls and npu["commands"] > 0 and npu["macs"] > 0
     if cpu != "host":
         assert got.instructions and got.result.stack_used
+
+
+#: A board's launch in the driver's shape that leaves the NPU's work out: what remains is the runtime's own
+#: instructions (copies in and out, lifecycle, the region tables, the CPU's operators).
+_BOARD_LAUNCH = """#include "ethosu.h"
+#include "ethosu_launch.h"
+int32_t tvmd_ethosu_launch(tvm_device_ethos_u_t* dev, const void* cms, size_t cms_size, uint64_t* base_addrs,
+                           size_t* base_addr_sizes, int num_base_addr, void* user_arg) {
+  (void)cms; (void)cms_size; (void)base_addrs; (void)base_addr_sizes; (void)num_base_addr; (void)user_arg;
+  dev->launches += 1;
+  return TVMD_OK;
+}
+"""
+
+
+def test_a_board_launch_replaces_one_file_and_the_runtime_stays_small(exports, models_dir, tmp_path):
+    # kws_dscnn_int8 on cortex-m55: at most 5,000 instructions per inference outside the NPU's launches
+    require_tools("cortex-m55")
+    module, out, inputs, _ = exports(models_dir, "kws_dscnn_int8")
+    board = tmp_path / "board"
+    shutil.copytree(out, board, ignore=shutil.ignore_patterns("build"))
+    (board / "devices" / "ethos_u" / "src" / "ethosu_launch.c").write_text(_BOARD_LAUNCH)
+    got = run_export(board, "cortex-m55", inputs)
+    calls = sum(1 for c in module.prepared.values() if c.name.startswith("tvmd_ethosu_partition"))
+    assert got.devices["ethos-u"]["launches"] == calls and got.devices["ethos-u"]["macs"] == 0
+    assert 0 < got.instructions <= 5_000, got.instructions
