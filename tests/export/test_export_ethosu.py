@@ -8,6 +8,7 @@ TVMDEVICE_MODELS_DIR; Cortex-M runs skip without the ARM tools, except under ``C
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import numpy as np
@@ -16,6 +17,7 @@ from export_inputs import random_inputs
 
 import tvmdevice
 from tvmdevice.aot.compiler import for_firmware
+from tvmdevice.cli.main import main
 from tvmdevice.export import run_export
 from tvmdevice.testing.firmware import require_tools
 from tvmdevice.testing.oracle import tflm_run
@@ -108,3 +110,15 @@ def test_a_board_launch_replaces_one_file_and_the_runtime_stays_small(exports, m
     calls = sum(1 for c in module.prepared.values() if c.name.startswith("tvmd_ethosu_partition"))
     assert got.devices["ethos-u"]["launches"] == calls and got.devices["ethos-u"]["macs"] == 0
     assert 0 < got.instructions <= 5_000, got.instructions
+
+
+def test_run_json_reports_the_npu_counters_and_vela_estimates(exports, models_dir, tmp_path, capsys):
+    module, out, inputs, _ = exports(models_dir, "hello_world_int8")
+    np.save(tmp_path / "x.npy", inputs[0])
+    assert main(["run", str(out), "--cpu", "host", "-i", str(tmp_path / "x.npy"), "--json"]) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert j["devices"]["ethos-u"]["launches"] == 1 and j["devices"]["ethos-u"]["macs"] > 0
+    (part,) = j["partitions"]
+    on_npu = [o.op_index for o in module.placement.ops if o.device == "ethos-u"]
+    assert part["device"] == "ethos-u" and part["ops"] == on_npu
+    assert part["details"]["vela_npu_cycles"] > 0
