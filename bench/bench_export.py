@@ -5,6 +5,8 @@ Each shared model is exported for each target (``tvmdevice export``), built and 
 on the linked image: flash code, the model's constants and its operators' params; RAM as the
 planned pools (host RAM, and device memory apart) and the stack's high-water mark; instructions
 of one warm run, counted under QEMU (deterministic).  Beside them: TFLM's arena and the model's size.
+With ``ethos-u``, each row also holds the NPU's work in the run (launches, commands, MACs, DMA bytes: the
+functional model's counters) and Vela's cycle estimate per partition (``--json``).
 
     TVMDEVICE_MODELS_DIR=../shared/models python bench/bench_export.py [--cpus host,cortex-m55,cortex-m4] \
         [--json] [--save]
@@ -30,7 +32,7 @@ from tvmdevice.errors import TVMDeviceError
 from tvmdevice.export import run_export
 from tvmdevice.testing.oracle import tflm_run
 
-TARGETS = ("c", "cmsis-nn, c", "woofles, cmsis-nn, c")
+TARGETS = ("c", "cmsis-nn, c", "woofles, cmsis-nn, c", "ethos-u, cmsis-nn, c")
 CPUS = ("host", "cortex-m55", "cortex-m4")
 
 
@@ -43,6 +45,8 @@ def measure(path: Path, target: str, cpus: tuple[str, ...], work: Path) -> list[
     inputs = [rng.integers(-128, 128, size=module.graph.tensors[t].shape, dtype=np.int8) for t in module.graph.inputs]
     ref = tflm_run(model, inputs)
     constants = sum(t.nbytes for t in module.graph.tensors if t.is_constant)
+    vela_cycles = [c.details["vela_npu_cycles"] for c in module.prepared.values()
+                   if c.details and "vela_npu_cycles" in c.details]
     rows = []
     for cpu in cpus:
         run = run_export(out, cpu, inputs)
@@ -51,6 +55,10 @@ def measure(path: Path, target: str, cpus: tuple[str, ...], work: Path) -> list[
         rows.append({"model": path.stem, "target": target, "cpu": cpu, "bit_exact": exact,
                      "model_bytes": len(model), "model_constants": constants, "tflm_arena": TFLM_ARENA.get(path.stem),
                      **{k: j[k] for k in ("flash", "ram", "instructions")}})
+        if "ethos-u" in run.devices:  # the NPU's work in the run, and Vela's estimate per partition
+            npu = run.devices["ethos-u"]
+            rows[-1]["npu"] = {**{k: npu[k] for k in ("launches", "commands", "macs", "dma_bytes")},
+                               "vela_npu_cycles": vela_cycles}
     return rows
 
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Callable
+
+from tvmdevice.marked_sections import replace_section
 
 #: Where each benchmark saves its rows.
 FIGURES_DIR = Path(__file__).resolve().parent / "figures"
@@ -90,12 +91,7 @@ def update(text: str, names: tuple[str, ...] = tuple(TABLES)) -> str:
     :raises ValueError: a table's markers are missing.
     """
     for name in names:
-        pattern = re.compile(rf"(<!-- figures:{re.escape(name)} -->\n).*?(<!-- /figures:{re.escape(name)} -->)",
-                             re.DOTALL)
-        if not pattern.search(text):
-            raise ValueError(f"no <!-- figures:{name} --> ... <!-- /figures:{name} --> markers")
-        body = TABLES[name](load(name))
-        text = pattern.sub(lambda m, body=body: m.group(1) + body + m.group(2), text)
+        text = replace_section(text, "figures", name, TABLES[name](load(name)))
     return text
 
 

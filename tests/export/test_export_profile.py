@@ -133,7 +133,8 @@ def test_trace_path_is_checked_before_building(tmp_path, capsys):
     out = module.export(tmp_path / "demo")
     np.save(tmp_path / "x.npy", random_inputs(module.graph)[0])
     missing = tmp_path / "no" / "such" / "t.json"
-    assert main(["run", str(out), "--cpu", "cortex-m55", "-i", str(tmp_path / "x.npy"), "--trace", str(missing)]) == 1
+    # an output path that cannot be written is a usage error, as for every command
+    assert main(["run", str(out), "--cpu", "cortex-m55", "-i", str(tmp_path / "x.npy"), "--trace", str(missing)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(missing) in err[0] and "does not exist" in err[0]
     assert not (out / "build" / "cortex-m55").exists()

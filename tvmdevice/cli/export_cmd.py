@@ -129,6 +129,9 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
         extra = {}
         if last.profile is not None:
             extra = {"profile": last.profile.to_json(), "operators": last.profile.operators()}
+        partitions = meta.get("placement", {}).get("partitions", [])
+        if partitions:  # what each partition's compiler estimated (Vela's NPU cycles...), beside the run's counters
+            extra["partitions"] = [{k: part[k] for k in ("index", "device", "ops", "details")} for part in partitions]
         print_json({"model": meta["model_name"], "target": meta["target"], **last.to_json(),
                     **outputs_json(outputs, samples.names, args.top_k), **extra})
         return 0

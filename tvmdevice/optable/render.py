@@ -10,9 +10,9 @@ README is in sync.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Callable
 
+from tvmdevice.marked_sections import replace_section
 from tvmdevice.optable import OperatorTable
 from tvmdevice.optable.tflm import unsupported
 
@@ -80,19 +80,11 @@ def _table() -> OperatorTable:
     return build()
 
 
-def _replacement(body: str) -> Callable[["re.Match[str]"], str]:
-    return lambda m: m.group(1) + body + m.group(2)
-
-
 def update(text: str, names: tuple[str, ...] = tuple(SECTIONS)) -> str:
     """``text`` with the generated sections ``names`` rewritten between their markers.
 
     :raises ValueError: a section's markers are missing.
     """
     for name in names:
-        pattern = re.compile(rf"(<!-- optable:{re.escape(name)} -->\n).*?(<!-- /optable:{re.escape(name)} -->)",
-                             re.DOTALL)
-        if not pattern.search(text):
-            raise ValueError(f"no <!-- optable:{name} --> ... <!-- /optable:{name} --> markers")
-        text = pattern.sub(_replacement(SECTIONS[name]()), text)
+        text = replace_section(text, "optable", name, SECTIONS[name]())
     return text

@@ -16,6 +16,7 @@ from .device import DEVICE_TYPE
 if TYPE_CHECKING:  # pragma: no cover
     from tvmdevice.device import Device
     from tvmdevice.device_type import DeviceType
+    from tvmdevice.export import DeviceSources
     from tvmdevice.ir import Graph, Operator
     from tvmdevice.kernel import PreparedCall
     from tvmdevice.ops import OpData
@@ -60,3 +61,12 @@ def tvmdevice_prepare_partition(device_type: "DeviceType", options: dict[str, An
     from .placement import prepare_partition
 
     return prepare_partition(options, graph, partition)
+
+
+@hookimpl
+def tvmdevice_export_sources(device_type: "DeviceType", options: dict[str, Any], cpu: str) -> "DeviceSources | None":
+    # The same portable C as the extension and the generated headers; the
+    # partition kernel reaches the functional model through tvmd_ethosu_launch.
+    from .export import export_sources
+
+    return export_sources(options, cpu)

@@ -1,7 +1,7 @@
 /*
- * The partition kernel: one call runs one Vela command stream on the
- * functional model, as Arm's driver runs it on the NPU (ethosu_invoke_v3
- * with the base addresses of the regions): region 0 is the read-only
+ * The partition kernel: one call runs one Vela command stream, as Arm's
+ * driver runs it on the NPU (ethosu_invoke_v3 with the base addresses of
+ * the regions), through tvmd_ethosu_launch: region 0 is the read-only
  * weights and bias/scale records, region 1 Vela's scratch arena, region 2
  * its fast scratch.  The partition's inputs are copied to their places in
  * the arena first and its outputs from theirs after.
@@ -9,61 +9,59 @@
 #include <string.h>
 
 #include "ethosu.h"
-#include "ethosu_npu.h"
-#include "ethosu_stream.h"
-#include "ethosu_weights.h"
 #include "ethosu_kernels.h"
+#include "ethosu_launch.h"
 #include "tvmd_ethos_u_params.h"
 #include "tvmdevice/kernel_abi.h"
 
-static uint8_t* io_place(ethosu_npu_t* npu, const tvmd_ethos_u_partition_params_t* p, uint32_t k) {
-  const uint32_t region = p->io_region[k];
-  if (region >= ETHOSU_REGIONS || npu->region[region] == NULL) return NULL;
-  if ((uint64_t)p->io_offset[k] + p->io_size[k] > npu->region_size[region]) return NULL;
-  return npu->region[region] + p->io_offset[k];
+/* The regions of Vela's raw output: read-only data, scratch, fast scratch. */
+#define ETHOSU_CALL_REGIONS 3
+
+static uint8_t* io_place(uint8_t* const* region, const size_t* size, const tvmd_ethos_u_partition_params_t* p,
+                         uint32_t k) {
+  const uint32_t r = p->io_region[k];
+  if (r == 0 || r >= ETHOSU_CALL_REGIONS) return NULL; /* region 0 is read-only */
+  if ((uint64_t)p->io_offset[k] + p->io_size[k] > size[r]) return NULL;
+  return region[r] + p->io_offset[k];
 }
 
-static int32_t ethosu_partition(const void* params, void* const* buffers, void* resource_handle) {
+int32_t tvmd_ethosu_partition(const void* params, void* const* buffers, void* resource_handle) {
   const tvmd_ethos_u_partition_params_t* p = (const tvmd_ethos_u_partition_params_t*)params;
   tvm_device_ethos_u_t* dev = (tvm_device_ethos_u_t*)resource_handle;
-  uint8_t* scratch;
-  ethosu_npu_t npu;
-  ethosu_stream_report_t report;
+  uint8_t* region[ETHOSU_CALL_REGIONS];
+  uint64_t base_addrs[ETHOSU_CALL_REGIONS];
+  size_t base_addr_sizes[ETHOSU_CALL_REGIONS];
+  tvmd_ethosu_work_t work;
   uint32_t k, io = p->num_inputs + p->num_outputs;
   int32_t status;
+  int r;
   if (dev == NULL || dev->magic != ETHOSU_MAGIC || dev->power_state != ETHOSU_POWER_ACTIVE) {
     return TVMD_ERR_INVALID_STATE;
   }
   if (io > sizeof(p->io_region) / sizeof(p->io_region[0])) return TVMD_ERR_INVALID_ARGUMENT;
-  scratch = (uint8_t*)buffers[io];
-  memset(&npu, 0, sizeof(npu));
-  npu.region[0] = (uint8_t*)(uintptr_t)p->read_only; /* the stream only reads region 0 */
-  npu.region_size[0] = p->read_only_size;
-  npu.read_only_regions = 1u;
-  npu.region[1] = scratch;
-  npu.region_size[1] = p->scratch_size;
-  npu.region[2] = scratch + p->fast_scratch_offset;
-  npu.region_size[2] = p->fast_scratch_size;
-  npu.weights = (int16_t*)(void*)(scratch + p->work_offset);
-  npu.weights_capacity = p->weight_slots;
+  region[0] = (uint8_t*)(uintptr_t)p->read_only; /* the stream only reads region 0 */
+  base_addr_sizes[0] = p->read_only_size;
+  region[1] = (uint8_t*)buffers[io];
+  base_addr_sizes[1] = p->scratch_size;
+  region[2] = region[1] + p->fast_scratch_offset;
+  base_addr_sizes[2] = p->fast_scratch_size;
+  for (r = 0; r < ETHOSU_CALL_REGIONS; r++) base_addrs[r] = (uint64_t)(uintptr_t)region[r];
+  work.weights = (int16_t*)(void*)(region[1] + p->work_offset);
+  work.weight_slots = p->weight_slots;
   for (k = 0; k < p->num_inputs; k++) {
-    uint8_t* place = io_place(&npu, p, k);
+    uint8_t* place = io_place(region, base_addr_sizes, p, k);
     if (place == NULL) return TVMD_ERR_INVALID_ARGUMENT;
     memcpy(place, buffers[k], p->io_size[k]);
   }
-  status = ethosu_stream_run(p->command_stream, p->command_stream_size, &npu, 1, &report);
-  dev->launches += 1;
-  dev->commands += npu.commands;
-  dev->operations += npu.operations;
-  dev->macs += npu.macs;
-  dev->dma_bytes += npu.dma_bytes;
-  if (status != ETHOSU_STREAM_OK) return TVMD_ERR_KERNEL; /* compile time checked the stream */
+  status = tvmd_ethosu_launch(dev, p->command_stream, p->command_stream_size, base_addrs, base_addr_sizes,
+                              ETHOSU_CALL_REGIONS, &work);
+  if (status != TVMD_OK) return status;
   for (k = p->num_inputs; k < io; k++) {
-    const uint8_t* place = io_place(&npu, p, k);
+    const uint8_t* place = io_place(region, base_addr_sizes, p, k);
     if (place == NULL) return TVMD_ERR_INVALID_ARGUMENT;
     memcpy(buffers[k], place, p->io_size[k]);
   }
   return TVMD_OK;
 }
 
-const tvmd_kernel_t tvmd_ethosu_partition_kernel = TVMD_KERNEL_INIT("tvmd_ethosu_partition", ethosu_partition);
+const tvmd_kernel_t tvmd_ethosu_partition_kernel = TVMD_KERNEL_INIT("tvmd_ethosu_partition", tvmd_ethosu_partition);
