@@ -238,9 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     for th in threads:
         th.start()
     def stop(*_: Any) -> None:
-        if not campaign.stop.is_set():
-            campaign.stop.set()
-            print("stopping: finishing the cases in flight", file=sys.stderr, flush=True)
+        # no output here: a handler writing to stderr while the main thread is inside a write to it raises
+        # "reentrant call" and the campaign would end without its summary; _progress says it is stopping
+        campaign.stop.set()
 
     # SIGINT too: a shell that starts the campaign in the background (`&`) has it ignored otherwise.
     signal.signal(signal.SIGTERM, stop)
@@ -282,11 +282,16 @@ def _progress(campaign: Campaign, threads: list[threading.Thread], start: float)
             task = bar.add_task("fuzz", total=campaign.args.cases)
             while any(th.is_alive() for th in threads):
                 time.sleep(0.5)
-                bar.update(task, completed=campaign.done, description=line())
+                stopping = " (stopping: finishing the cases in flight)" if campaign.stop.is_set() else ""
+                bar.update(task, completed=campaign.done, description=line() + stopping)
         return
     last = 0.0
+    announced = False
     while any(th.is_alive() for th in threads):
         time.sleep(0.5)
+        if campaign.stop.is_set() and not announced:
+            print("stopping: finishing the cases in flight", file=sys.stderr, flush=True)
+            announced = True
         if time.monotonic() - last > 10:
             print(line(), file=sys.stderr, flush=True)
             last = time.monotonic()

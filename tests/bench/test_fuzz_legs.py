@@ -197,5 +197,7 @@ def test_sigint_stops_a_campaign_started_with_sigint_ignored_and_writes_its_summ
         assert proc.wait(60) in (0, 1)
     finally:
         proc.kill()
+    err = proc.stderr.read()
+    assert (tmp_path / "summary.json").is_file(), err[-2000:]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["complete"] is False and 0 <= summary["cases"] < 100000
