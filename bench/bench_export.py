@@ -24,7 +24,7 @@ from pathlib import Path
 
 import figures
 import numpy as np
-from bench_memory import TFLM_ARENA, models_folder
+from bench_memory import MODELS, models_folder, tflm_arena
 from rich.progress import Progress
 
 import tvmdevice
@@ -53,7 +53,7 @@ def measure(path: Path, target: str, cpus: tuple[str, ...], work: Path) -> list[
         j = run.to_json()
         exact = all(np.array_equal(o, ref.output(k).reshape(o.shape)) for k, o in enumerate(run.outputs))
         rows.append({"model": path.stem, "target": target, "cpu": cpu, "bit_exact": exact,
-                     "model_bytes": len(model), "model_constants": constants, "tflm_arena": TFLM_ARENA.get(path.stem),
+                     "model_bytes": len(model), "model_constants": constants, "tflm_arena": tflm_arena(path),
                      **{k: j[k] for k in ("flash", "ram", "instructions")}})
         if "ethos-u" in run.devices:  # the NPU's work in the run, and Vela's estimate per partition
             npu = run.devices["ethos-u"]
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     cpus = tuple(c.strip() for c in args.cpus.split(",") if c.strip())
     rows: list[dict] = []
-    jobs = [(name, t) for name in TFLM_ARENA for t in TARGETS]
+    jobs = [(name, t) for name in MODELS for t in TARGETS]
     with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp, Progress(transient=True) as progress:
         task = progress.add_task("export, build, run", total=len(jobs))
         for name, target in jobs:

@@ -4,8 +4,8 @@ RAM is what a firmware engineer counts: every pool's activations plus the
 scratch its kernels use (both planned statically); constants are the model's
 weights the kernels read (flash on host-memory devices, preloaded device
 memory on separate-memory ones); params are the kernels' parameter structs and
-the packed weights they point into (flash).  TFLM's figures are the recorded arena sizes of the
-shared models (``shared/models/README.md``).
+the packed weights they point into (flash).  TFLM's arena is measured by tflite-micro
+(:func:`tvmdevice.report.tflm_arena.measure_tflm_arena`, as ``info --plot`` draws it).
 
     TVMDEVICE_MODELS_DIR=../shared/models python bench/bench_memory.py [--json] [--save]
 
@@ -15,6 +15,7 @@ shared models (``shared/models/README.md``).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -24,14 +25,18 @@ import figures
 
 import tvmdevice
 from tvmdevice.errors import TVMDeviceError
+from tvmdevice.report.tflm_arena import measure_tflm_arena
 
-#: TFLM's recorded arena (bytes) for the shared models.
-TFLM_ARENA = {
-    "hello_world_int8": 1504,
-    "micro_speech_int8": 7584,
-    "kws_dscnn_int8": 24272,
-    "ad_fc_autoencoder_int8": 3984,
-}
+#: The shared models the figure tables show, in their order.
+MODELS = ("hello_world_int8", "micro_speech_int8", "kws_dscnn_int8", "ad_fc_autoencoder_int8")
+
+
+@functools.cache
+def tflm_arena(model: Path) -> int | None:
+    """TFLM's arena for ``model`` in bytes, measured by tflite-micro (once per model), or None."""
+    return measure_tflm_arena(model.read_bytes()).total
+
+
 TARGETS = ("c", "cmsis-nn, c", "woofles, cmsis-nn, c")
 
 
@@ -53,7 +58,7 @@ def measure(model: Path, target: str) -> dict:
         "ram": sum(p["activations"] + p["scratch"] for p in pools.values()),
         "pools": {name: {k: p[k] for k in ("activations", "scratch", "constants", "params")}
                   for name, p in pools.items()},
-        "tflm_arena": TFLM_ARENA.get(model.stem),
+        "tflm_arena": tflm_arena(model),
     }
 
 
@@ -67,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     if folder is None:
         return 1
     rows = []
-    for name in TFLM_ARENA:
+    for name in MODELS:
         path = folder / f"{name}.tflite"
         for target in TARGETS:
             try:
