@@ -19,8 +19,8 @@ from export_inputs import random_inputs
 
 import tvmdevice
 from tvmdevice.aot.compiler import for_firmware
-from tvmdevice.cli.main import main
 from tvmdevice.aot.schedule import HOST
+from tvmdevice.cli.main import main
 from tvmdevice.export import run_export
 from tvmdevice.firmware.elf import read_elf
 from tvmdevice.testing.firmware import require_tools
