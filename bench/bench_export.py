@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpus", default=",".join(CPUS), help="comma-separated CPUs (default: %(default)s)")
     parser.add_argument("--targets", default=None,
-                        help="targets to measure, separated by ';' (default: all of %s)" % "; ".join(TARGETS))
+                        help=f"targets to measure, separated by ';' (default: all of {'; '.join(TARGETS)})")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
     parser.add_argument("--save", action="store_true",
                         help="also save the rows as bench/figures/export.json, the README's table (bench/figures.py)")

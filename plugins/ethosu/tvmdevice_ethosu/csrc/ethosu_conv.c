@@ -14,6 +14,9 @@
 #include "ethosu_fmap.h"
 #include "ethosu_npu.h"
 #include "ethosu_weights.h"
+#ifdef TVMD_ETHOSU_WEIGHT_CACHE
+#include "ethosu_weight_cache.h"
+#endif
 
 /* The order Vela's Ethos-U55 weight encoder writes weights in (EthosUWeightOrdering in Vela's
  * ethos_u55_weight_encoder.cpp): calls `put` with each encoded position's (o, y, x, i), or -1
@@ -105,6 +108,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   order_t order;
   uint32_t wregion, sregion;
   uint64_t wbase, wlen, sbase, slen, weight_count;
+  const int16_t* weights; /* dense, OHWI (depthwise: O, H, W) */
   int32_t oy, ox, oc, table;
 
   npu->unsupported = NULL;
@@ -148,6 +152,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   if (sbase + slen > npu->region_size[sregion] || slen < 10u * (uint64_t)out.c) return ethosu_refuse(npu, "SCALE_BASE/LENGTH");
 
   weight_count = (uint64_t)out.c * (uint64_t)kh * (uint64_t)kw * (uint64_t)(depthwise ? 1 : in.c);
+  memset(&order, 0, sizeof(order)); /* compared whole by the host's weight cache */
   order.ofm_depth = out.c;
   order.ifm_depth = depthwise ? 1 : in.c;
   order.kh = kh;
@@ -173,6 +178,13 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   }
   if (!execute) return 0;
 
+  weights = npu->weights;
+#ifdef TVMD_ETHOSU_WEIGHT_CACHE
+  /* the host decodes a stream once: the same bytes laid out the same way give the same weights */
+  weights = ethosu_cached_weights(npu->region[wregion] + wbase, (uint32_t)wlen, &order, sizeof(order),
+                                  (uint32_t)weight_count);
+  if (weights == NULL)
+#endif
   {
     /* decode into the tail of the working memory, place into its head */
     int16_t* dense = npu->weights;
@@ -182,12 +194,17 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
     if (n < 0) return ethosu_refuse(npu, "weight stream (malformed)");
     memset(dense, 0, (size_t)weight_count * sizeof(int16_t));
     if (place_weights(&order, decoded, n, dense) < 0) return ethosu_refuse(npu, "weight stream (shorter than its layout)");
+    weights = dense;
+#ifdef TVMD_ETHOSU_WEIGHT_CACHE
+    ethosu_keep_weights(npu->region[wregion] + wbase, (uint32_t)wlen, &order, sizeof(order), dense,
+                        (uint32_t)weight_count);
+#endif
   }
   in.data = (const int8_t*)(npu->region[in.region]);
   if (depthwise) {
     for (oc = 0; oc < out.c; oc++) {
       const uint64_t coff = in.nhcwb16 ? (uint64_t)(oc / 16) * in.stride_c + (uint64_t)(oc % 16) : (uint64_t)oc;
-      const int16_t* w = npu->weights + (int64_t)oc * kh * kw;
+      const int16_t* w = weights + (int64_t)oc * kh * kw;
       int64_t bias, scale;
       int32_t shift;
       scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
@@ -234,7 +251,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
           }
         }
         for (oc = 0; oc < out.c; oc++) {
-          const int16_t* w = npu->weights + (int64_t)oc * window;
+          const int16_t* w = weights + (int64_t)oc * window;
           int64_t bias, scale;
           int32_t shift, acc = 0, j;
           for (j = 0; j < window; j++) acc += patch[j] * w[j];
