@@ -201,3 +201,13 @@ def mlw_decode(const uint8_t[::1] stream, int16_t[::1] out):
         raise ValueError("a weight stream or buffer over 4 GiB")
     return ethosu_mlw_decode(&stream[0] if stream.shape[0] else &empty, <uint32_t>stream.shape[0],
                              &out[0] if out.shape[0] else &none, <uint32_t>out.shape[0])
+
+
+# ------------------------------------------------------------------ the host's weight cache
+cdef extern from "ethosu_weight_cache.h" nogil:
+    uint32_t ethosu_weight_cache_entries()
+
+
+def weight_cache_entries():
+    """The weight streams the host's functional model has decoded and keeps, on the calling thread."""
+    return ethosu_weight_cache_entries()
