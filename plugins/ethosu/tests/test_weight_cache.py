@@ -3,6 +3,8 @@ export decodes per run, as the NPU's weight decoder does."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from tvmdevice.aot.builder import ModelBuilder
 from tvmdevice.testing.oracle import tflm_run
@@ -36,3 +38,25 @@ def test_each_weight_stream_is_decoded_once_and_the_results_stay_exact(registry)
                 np.testing.assert_array_equal(np.asarray(y).reshape(ref.shape), ref, err_msg=f"seed {seed} run {run}")
                 # the two convolutions' streams were kept on the first run, and found again after
                 assert _ethosu.weight_cache_entries() == before + 2
+
+
+def test_each_thread_keeps_its_own_cache(registry):
+    from tvmdevice.aot.compiler import compile
+
+    from tvmdevice_ethosu import _ethosu
+
+    model = _model(103)
+    module = compile(model, "ethos-u, c", registry=registry)
+    xs = [np.zeros(module.graph.tensors[i].shape, np.int8) for i in module.graph.inputs]
+    seen = []
+
+    def run() -> None:
+        seen.append(_ethosu.weight_cache_entries())
+        with module.executor() as ex:
+            ex.run(xs)
+        seen.append(_ethosu.weight_cache_entries())
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    assert seen == [0, 2]  # a new thread starts with none; its two streams kept (freed when it ends)
