@@ -6,7 +6,10 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from tvmdevice.aot.builder import ModelBuilder
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tvmdevice.aot.builder import ModelBuilder, single_op_model
 from tvmdevice.testing.oracle import tflm_run
 
 
@@ -60,3 +63,47 @@ def test_each_thread_keeps_its_own_cache(registry):
     worker.start()
     worker.join()
     assert seen == [0, 2]  # a new thread starts with none; its two streams kept (freed when it ends)
+
+
+@pytest.fixture
+def per_block():
+    """The calling thread decodes per OFM block while the test runs, as an exported model does."""
+    from tvmdevice_ethosu import _ethosu
+
+    _ethosu.weight_cache(False)
+    try:
+        yield
+    finally:
+        _ethosu.weight_cache(True)
+
+
+_SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@_SETTINGS
+@given(h=st.integers(3, 9), w=st.integers(3, 9), c=st.sampled_from([1, 3, 16, 40]),
+       filters=st.sampled_from([4, 20, 40, 72]), kernel=st.sampled_from([(1, 1), (3, 3), (2, 3)]),
+       depthwise=st.booleans(), seed=st.integers(0, 99))
+def test_per_ofm_block_decoding_is_exact(registry, per_block, h, w, c, filters, kernel, depthwise, seed):
+    # the path an export runs: each OFM block's weights decoded into the functional model's memory when
+    # the block runs (several blocks for the wider filters), bit-exact as the whole-operation decoding
+    from tvmdevice.aot.compiler import compile
+
+    from tvmdevice_ethosu import _ethosu
+
+    if depthwise:
+        model = single_op_model("DEPTHWISE_CONV_2D", (1, h, w, filters), input_scale=0.05, input_zero_point=3,
+                                kernel=kernel, padding="SAME", seed=seed)
+    else:
+        model = single_op_model("CONV_2D", (1, h, w, c), input_scale=0.05, input_zero_point=3, filters=filters,
+                                kernel=kernel, padding="SAME", seed=seed)
+    module = compile(model, "ethos-u, c", registry=registry)
+    assert [p.device for p in module.placement.ops] == ["ethos-u"]
+    xs = [np.random.default_rng(seed).integers(-128, 128, size=module.graph.tensors[i].shape, dtype=np.int8)
+          for i in module.graph.inputs]
+    before = _ethosu.weight_cache_entries()
+    with module.executor() as ex:
+        (y,) = ex.run(xs)
+    ref = tflm_run(model, xs).output(0)
+    np.testing.assert_array_equal(np.asarray(y).reshape(ref.shape), ref)
+    assert _ethosu.weight_cache_entries() == before  # nothing kept: decoded per block

@@ -206,6 +206,16 @@ def mlw_decode(const uint8_t[::1] stream, int16_t[::1] out):
 # ------------------------------------------------------------------ the host's weight cache
 cdef extern from "ethosu_weight_cache.h" nogil:
     uint32_t ethosu_weight_cache_entries()
+    int ethosu_weight_cache_on()
+    void ethosu_weight_cache_set(int on)
+
+
+def weight_cache(on=None):
+    """Whether the calling thread's functional model keeps decoded weights (the default); ``on=False``
+    makes it decode each OFM block's weights when it runs, as an exported model does."""
+    if on is not None:
+        ethosu_weight_cache_set(1 if on else 0)
+    return bool(ethosu_weight_cache_on())
 
 
 def weight_cache_entries():

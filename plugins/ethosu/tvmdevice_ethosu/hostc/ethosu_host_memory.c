@@ -22,6 +22,7 @@ static void thread_end(void* p) {
   ethosu_weight_cache_clear(t);
   free(t->fast_scratch);
   free(t->npu_model);
+  free(t->cache_work);
   free(t);
 }
 

@@ -17,9 +17,12 @@ typedef struct {
   size_t fast_scratch_bytes;
   void* npu_model;
   size_t npu_model_bytes;
+  void* cache_work; /* where the weight cache decodes an operation's weights whole */
+  size_t cache_work_bytes;
   ethosu_cache_entry_t* entries; /* the weight cache, newest first */
   size_t kept_bytes;
   uint32_t kept_entries;
+  int cache_off; /* the thread decodes per OFM block, as an export does */
 } ethosu_host_thread_t;
 
 /* The calling thread's state (created zeroed on first use), or NULL when out of memory. */

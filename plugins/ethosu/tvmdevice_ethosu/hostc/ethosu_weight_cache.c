@@ -23,6 +23,20 @@ struct ethosu_cache_entry {
   uint8_t* stream;  /* size bytes */
 };
 
+int16_t* ethosu_weight_cache_work(uint64_t slots) {
+  ethosu_host_thread_t* t = ethosu_host_thread();
+  const size_t bytes = ((size_t)slots ? (size_t)slots : 1u) * sizeof(int16_t);
+  if (t == NULL || slots > SIZE_MAX / sizeof(int16_t)) return NULL;
+  if (bytes > t->cache_work_bytes) {
+    void* grown = malloc(bytes);
+    if (grown == NULL) return NULL;
+    free(t->cache_work);
+    t->cache_work = grown;
+    t->cache_work_bytes = bytes;
+  }
+  return (int16_t*)t->cache_work;
+}
+
 void ethosu_weight_cache_clear(ethosu_host_thread_t* t) {
   while (t->entries != NULL) {
     ethosu_cache_entry_t* next = t->entries->next;
@@ -31,6 +45,16 @@ void ethosu_weight_cache_clear(ethosu_host_thread_t* t) {
   }
   t->kept_bytes = 0;
   t->kept_entries = 0;
+}
+
+int ethosu_weight_cache_on(void) {
+  const ethosu_host_thread_t* t = ethosu_host_thread();
+  return t != NULL && !t->cache_off;
+}
+
+void ethosu_weight_cache_set(int on) {
+  ethosu_host_thread_t* t = ethosu_host_thread();
+  if (t != NULL) t->cache_off = !on;
 }
 
 uint32_t ethosu_weight_cache_entries(void) {

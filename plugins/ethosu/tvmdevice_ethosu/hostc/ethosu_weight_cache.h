@@ -23,6 +23,15 @@ const int16_t* ethosu_cached_weights(const uint8_t* stream, uint32_t size, const
 void ethosu_keep_weights(const uint8_t* stream, uint32_t size, const void* layout, uint32_t layout_size,
                          const int16_t* dense, uint32_t count);
 
+/* Memory for decoding one operation's weights whole (`slots` int16 values) before keeping them: the
+ * calling thread's, grown as needed; NULL when out of memory. */
+int16_t* ethosu_weight_cache_work(uint64_t slots);
+
+/* Whether the calling thread uses the cache (on unless turned off): off, the functional model
+ * decodes each OFM block's weights when it runs, as an export does (what tests of that path use). */
+int ethosu_weight_cache_on(void);
+void ethosu_weight_cache_set(int on);
+
 /* The weight streams kept on the calling thread. */
 uint32_t ethosu_weight_cache_entries(void);
 
