@@ -215,6 +215,7 @@ def mlw_decode_window(const uint8_t[::1] stream, uint32_t skip, int16_t[::1] out
     return ethosu_mlw_decode_window(&stream[0] if stream.shape[0] else &empty, <uint32_t>stream.shape[0], skip,
                                     &out[0] if out.shape[0] else &none, <uint32_t>out.shape[0])
 
+
 # ------------------------------------------------------------------ the host's weight cache
 cdef extern from "ethosu_weight_cache.h" nogil:
     uint32_t ethosu_weight_cache_entries()
