@@ -14,7 +14,7 @@ command stream and Vela's read-only data as ``const`` 16-byte-aligned arrays
 pool, is Vela's scratch arena (region 1).  Vela's fast scratch (region 2) is a
 static array of its own section, ``.bss.tvmd_npu_fast`` (a board places it in
 the NPU's SRAM); the functional model's own memory (the decoded weights of the
-largest operation) another, ``.bss.tvmd_npu_model``, which only the functional
+largest OFM block) another, ``.bss.tvmd_npu_model``, which only the functional
 model's launch reaches.  The kernel builds the region base-address table and
 sizes and calls ``tvmd_ethosu_launch``, which has the shape of Arm's
 ``ethosu_invoke_v3``: a board replaces ``csrc/ethosu_launch.c`` by a call of the

@@ -111,7 +111,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   fmap_t in, out;
   order_t order;
   uint32_t wregion, sregion;
-  uint64_t wbase, wlen, sbase, slen, weight_count, block_slots;
+  uint64_t wbase, wlen, sbase, slen, weight_count, block_slots, longest; /* longest: an OFM block's stream */
   const int16_t* weights; /* every OFM block's dense weights, OHWI (depthwise: O, H, W), when kept whole */
   int32_t oy, ox, oc, table;
 
@@ -175,8 +175,9 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
      * dense weights, then its decoded stream, then (reusing it) one IFM window, gathered. */
     const uint64_t per_oc = (uint64_t)kh * (uint64_t)kw * (uint64_t)(depthwise ? 1 : in.c);
     const uint64_t window = depthwise ? 0u : per_oc;
-    uint64_t longest = 0, need;
+    uint64_t need;
     int32_t ob;
+    longest = 0;
     for (ob = 0; ob < out.c; ob += order.ofm_block_depth) {
       const int32_t ob_end = out.c - ob < order.ofm_block_depth ? out.c : ob + order.ofm_block_depth;
       const uint64_t len = (uint64_t)place_weights(&order, NULL, INT64_MAX, NULL, ob, ob_end);
@@ -225,19 +226,18 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
       if (weights != NULL) {
         wb = weights + (int64_t)ob * per_oc;
       } else {
-        /* decode the block's part of the stream into the tail of the memory, place it into its head */
+        /* decode the block's part of the stream (at most the longest block's) into the tail of the memory,
+         * place it into its head; the block's length is what placing it consumed */
         int16_t* dense = npu->weights;
         int16_t* decoded = npu->weights + block_slots;
-        const int64_t len = place_weights(&order, NULL, INT64_MAX, NULL, ob, ob_end);
         const int32_t n = ethosu_mlw_decode_window(npu->region[wregion] + wbase, (uint32_t)wlen, start, decoded,
-                                                   (uint32_t)len);
+                                                   (uint32_t)longest);
+        int64_t used;
         if (n < 0) return ethosu_refuse(npu, "weight stream (malformed)");
         memset(dense, 0, (size_t)(ob_end - ob) * (size_t)per_oc * sizeof(int16_t));
-        if ((uint32_t)n < start ||
-            place_weights(&order, decoded, (int64_t)((uint32_t)n - start), dense, ob, ob_end) < 0) {
-          return ethosu_refuse(npu, "weight stream (shorter than its layout)");
-        }
-        start += (uint32_t)len;
+        used = (uint32_t)n < start ? -1 : place_weights(&order, decoded, (int64_t)((uint32_t)n - start), dense, ob, ob_end);
+        if (used < 0) return ethosu_refuse(npu, "weight stream (shorter than its layout)");
+        start += (uint32_t)used;
         wb = dense;
       }
       if (depthwise) {

@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* What the functional model needs to know of the partition, passed as the user argument: the int16
- * values of its own memory the stream's largest operation uses (tvmd_ethosu_npu_model_memory). */
+ * values of its own memory the stream's largest OFM block uses (tvmd_ethosu_npu_model_memory). */
 typedef struct tvmd_ethosu_work {
   uint32_t weight_slots;
 } tvmd_ethosu_work_t;

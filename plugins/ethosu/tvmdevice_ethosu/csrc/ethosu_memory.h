@@ -8,13 +8,13 @@
  *                                  Vela for the model, which a board's linker
  *                                  script places in that SRAM.
  *   tvmd_ethosu_npu_model_memory   the functional model's own memory (the
- *                                  decoded weights of one operation, the IFM
+ *                                  decoded weights of one OFM block, the IFM
  *                                  window it gathers): what the NPU's weight
  *                                  decoder and internal buffers hold on a
  *                                  board, where it does not exist in system
  *                                  RAM.  An export defines it as a static
  *                                  array in .bss.tvmd_npu_model, sized for the
- *                                  model's largest operation; only the
+ *                                  model's largest OFM block; only the
  *                                  functional model's launch calls it, so a
  *                                  board linking Arm's driver drops it.
  *
