@@ -110,7 +110,7 @@ def test_reduce_sum_adds_every_channel_into_one():
 
 
 @pytest.mark.parametrize("op, mode, kwargs, field", [
-    (0x006, MAX, {}, "elementwise mode (LRELU, ABS, MIN or MAX) with a 32-bit feature map"),
+    (0x006, MAX, {}, "elementwise mode (LRELU, ABS, MIN or MAX) with a 16- or 32-bit feature map"),
     (0x006, SHR, {"global_scale": False, "round_mode": TFL}, "OFM_PRECISION round_mode (SHR not NATURAL)"),
     (0x006, CLZ, {"global_scale": True}, "OFM_PRECISION scale_mode (CLZ/SHL/SHR with a global scale)"),
     (0x006, MUL, {"scale": (1, 32)}, "OFM_SCALE (a 32-bit shift above 31)"),

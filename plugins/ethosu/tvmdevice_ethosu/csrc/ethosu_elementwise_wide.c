@@ -1,8 +1,9 @@
 /*
- * NPU_OP_ELEMENTWISE on 32-bit feature maps, and the modes CLZ, SHR and SHL:
- * what Vela's int8 SOFTMAX lowering emits (ethosu/regor/compiler/softmax.cpp).
+ * NPU_OP_ELEMENTWISE on 16- and 32-bit feature maps, and the modes CLZ, SHR
+ * and SHL: what Vela's int8 SOFTMAX lowering emits (ethosu/regor/compiler/
+ * softmax.cpp), and int16 ADD, SUB and MUL.
  *
- * Operands are read at their precision (8 or 32 bits, NHWC or NHCWB16) less
+ * Operands are read at their precision (8, 16 or 32 bits, NHWC or NHCWB16) less
  * their zero points; IFM2 is a feature map, broadcast in H, W or C, or a
  * scalar, with the operand order of NPU_SET_IFM2_BROADCAST, as for 8 bits.
  *
@@ -17,7 +18,9 @@
  * (Vela's ethos_u55_constraints.cpp: "Elementwise supports shift-only if input
  * or output is 32-bit"): MUL, ADD and SUB round the result by OFM_SCALE's shift
  * alone, (v + 2^(shift-1)) >> shift, as TOSA's MUL does with its shift, and the
- * scale register's multiplier is not applied.  CLZ, SHL and SHR take no scale.
+ * scale register's multiplier is not applied.  With 8- and 16-bit operands and
+ * results, MUL, ADD and SUB are rescaled by the OFM scale as on 8 bits
+ * (ethosu_apply_scale).  CLZ, SHL and SHR take no scale.
  * Then the OFM's zero point, the clamp (a 32-bit OFM saturates to 32 bits; the
  * ACTIVATION_MIN/MAX registers, 16 bits wide, clamp only under a forced 8- or
  * 16-bit clip range), and the activation's LUT: an int8 value selects one of
@@ -28,7 +31,7 @@
 #include "ethosu_fmap.h"
 #include "ethosu_npu.h"
 
-enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_CLZ = 7, EW_SHR = 8, EW_SHL = 9 };
+enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_MAX = 4, EW_CLZ = 7, EW_SHR = 8, EW_SHL = 9 };
 /* activation_clip_range (Arm's register interface) */
 enum { CLIP_OFM_PRECISION = 0, CLIP_FORCE_INT8 = 3, CLIP_FORCE_INT16 = 5 };
 
@@ -42,13 +45,18 @@ static int binary(uint32_t mode) { return mode != EW_CLZ; }
 
 int ethosu_elementwise_is_wide(const ethosu_npu_t* npu, uint32_t mode) {
   if (mode == EW_CLZ || mode == EW_SHR || mode == EW_SHL) return 1;
-  return ifm_precision_bytes(REG(npu, R_IFM_PRECISION)) == 4u ||
-         ifm_precision_bytes(REG(npu, R_IFM2_PRECISION)) == 4u ||
-         ofm_precision_bytes(REG(npu, R_OFM_PRECISION)) == 4u;
+  return ifm_precision_bytes(REG(npu, R_IFM_PRECISION)) > 1u ||
+         (mode <= EW_MAX && ifm_precision_bytes(REG(npu, R_IFM2_PRECISION)) > 1u) ||
+         ofm_precision_bytes(REG(npu, R_OFM_PRECISION)) > 1u;
+}
+
+/* 1 when an operand or the result is 32-bit: the operation is then shift-only. */
+static int any_32_bit(const fmap_t* in, const fmap_t* in2, const fmap_t* out, int with_ifm2) {
+  return in->elem == 4u || (with_ifm2 && in2->elem == 4u) || out->elem == 4u;
 }
 
 static int check_fm(ethosu_npu_t* npu, uint32_t precision, const fmap_t* f, const char* name) {
-  if (f->elem != 1u && f->elem != 4u) return ethosu_refuse(npu, name);
+  if (f->elem == 0u || !f->is_signed) return ethosu_refuse(npu, name);
   if ((precision >> 6 & 3u) > 1u) return ethosu_refuse(npu, name);
   return 0;
 }
@@ -60,15 +68,15 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
   const uint32_t ifm_prec = REG(npu, R_IFM_PRECISION), ofm_prec = REG(npu, R_OFM_PRECISION);
   const uint32_t bc = REG(npu, R_IFM2_BROADCAST), act = REG(npu, R_ACTIVATION);
   const uint32_t round_mode = ofm_prec >> 14 & 3u, clip = act >> 12 & 0xFu;
-  const int scaled = mode == EW_MUL || mode == EW_ADD || mode == EW_SUB;
+  const int scaled = mode == EW_MUL || mode == EW_ADD || mode == EW_SUB, wide = any_32_bit(in, in2, out, binary(mode));
 
   if (!scaled && mode != EW_CLZ && mode != EW_SHR && mode != EW_SHL) {
-    return ethosu_refuse(npu, "elementwise mode (LRELU, ABS, MIN or MAX) with a 32-bit feature map");
+    return ethosu_refuse(npu, "elementwise mode (LRELU, ABS, MIN or MAX) with a 16- or 32-bit feature map");
   }
-  if (check_fm(npu, ifm_prec, in, "IFM_PRECISION (16-bit, or its format)")) return 1;
+  if (check_fm(npu, ifm_prec, in, "IFM_PRECISION (unsigned, or its format)")) return 1;
   if ((ifm_prec >> 8 & 3u) != 0u) return ethosu_refuse(npu, "IFM_PRECISION scale_mode (32-bit operand scaling)");
-  if (binary(mode) && check_fm(npu, REG(npu, R_IFM2_PRECISION), in2, "IFM2_PRECISION (16-bit, or its format)")) return 1;
-  if (check_fm(npu, ofm_prec, out, "OFM_PRECISION (16-bit, or its format)")) return 1;
+  if (binary(mode) && check_fm(npu, REG(npu, R_IFM2_PRECISION), in2, "IFM2_PRECISION (unsigned, or its format)")) return 1;
+  if (check_fm(npu, ofm_prec, out, "OFM_PRECISION (unsigned, or its format)")) return 1;
   if (mode == EW_CLZ && (in->elem != 4u || out->elem != 4u)) return ethosu_refuse(npu, "IFM_PRECISION (CLZ not on 32 bits)");
   if (mode == EW_SHL && (in->elem != 4u || in2->elem != 4u || out->elem != 4u)) {
     return ethosu_refuse(npu, "IFM_PRECISION (SHL not on 32 bits)");
@@ -80,7 +88,7 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
     if (round_mode != ETHOSU_ROUND_TFL && round_mode != ETHOSU_ROUND_NATURAL) {
       return ethosu_refuse(npu, "OFM_PRECISION round_mode (TRUNCATE)");
     }
-    if ((npu->hi32[R1_OFM_SCALE] & 0x3Fu) > 31u) return ethosu_refuse(npu, "OFM_SCALE (a 32-bit shift above 31)");
+    if (wide && (npu->hi32[R1_OFM_SCALE] & 0x3Fu) > 31u) return ethosu_refuse(npu, "OFM_SCALE (a 32-bit shift above 31)");
   } else {
     if ((ofm_prec >> 8 & 1u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION scale_mode (CLZ/SHL/SHR with a global scale)");
     if (mode == EW_SHR && round_mode != ETHOSU_ROUND_NATURAL) {
@@ -102,6 +110,7 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
     return ethosu_refuse(npu, "ACTIVATION clip range");
   }
   if (ethosu_lut_check(npu, table)) return 1;
+  if (*table >= 0 && out->elem == 2u) return ethosu_refuse(npu, "ACTIVATION (a LUT on 16 bits)");
   if (*table >= 0 && out->elem == 4u) { /* 256 32-bit entries: four slots */
     if (*table > 4 || (npu->lut_loaded >> *table & 0xFu) != 0xFu) {
       return ethosu_refuse(npu, "ACTIVATION (a 32-bit LUT in slots no DMA loaded)");
@@ -151,9 +160,12 @@ int32_t ethosu_op_elementwise_wide(ethosu_npu_t* npu, uint32_t mode, int execute
   const uint32_t bc = REG(npu, R_IFM2_BROADCAST), act = REG(npu, R_ACTIVATION);
   const int32_t act_min = sext16(REG(npu, R_ACTIVATION_MIN)), act_max = sext16(REG(npu, R_ACTIVATION_MAX));
   const int64_t opa = npu->reg32[R1_OPA_SCALE], opb = npu->reg32[R1_OPB_SCALE];
+  const int64_t scale = npu->reg32[R1_OFM_SCALE];
   const int32_t shift = npu->hi32[R1_OFM_SCALE] & 0x3F;
+  const uint32_t round_mode = REG(npu, R_OFM_PRECISION) >> 14 & 3u;
   fmap_t in, in2, out;
   int64_t lo, hi;
+  int wide;
   int32_t y, x, c, table;
 
   npu->unsupported = NULL;
@@ -163,13 +175,14 @@ int32_t ethosu_op_elementwise_wide(ethosu_npu_t* npu, uint32_t mode, int execute
   if (check(npu, mode, &in, &in2, &out, &table)) return 1;
   if (!execute) return 0;
 
+  wide = any_32_bit(&in, &in2, &out, binary(mode));
   lo = fm_min(&out); /* a 32-bit OFM of the clip range OFM_PRECISION: saturated to 32 bits */
   hi = fm_max(&out);
   if ((act >> 12 & 0xFu) == CLIP_FORCE_INT8) {
     lo = -128;
     hi = 127;
   }
-  if (out.elem == 1u || (act >> 12 & 0xFu) == CLIP_FORCE_INT8) {
+  if (out.elem != 4u || (act >> 12 & 0xFu) == CLIP_FORCE_INT8) {
     if (act_min > lo) lo = act_min;
     if (act_max < hi) hi = act_max;
   }
@@ -189,15 +202,18 @@ int32_t ethosu_op_elementwise_wide(ethosu_npu_t* npu, uint32_t mode, int execute
         a = OPERAND_ORDER_A(bc) ? second : first;
         b = OPERAND_ORDER_A(bc) ? first : second;
         switch (mode) {
-          case EW_MUL: r = shift_only(a * b, shift); break;
-          case EW_ADD: r = shift_only(a * opa + b * opb, shift); break;
-          case EW_SUB: r = shift_only(a * opa - b * opb, shift); break;
+          case EW_MUL: r = a * b; break;
+          case EW_ADD: r = a * opa + b * opb; break;
+          case EW_SUB: r = a * opa - b * opb; break;
           case EW_CLZ: r = clz32(a); break;
           case EW_SHL: r = (int64_t)(int32_t)((uint32_t)a << shift_amount(b)); break;
           default: { /* SHR, NATURAL rounding */
             const int64_t s = shift_amount(b);
             r = s > 0 ? (a + ((int64_t)1 << (s - 1))) >> s : a;
           }
+        }
+        if (mode == EW_MUL || mode == EW_ADD || mode == EW_SUB) {
+          r = wide ? shift_only(r, shift) : ethosu_apply_scale(r, scale, shift, round_mode);
         }
         v = r + out.zero_point;
         if (v < lo) v = lo;

@@ -59,12 +59,14 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
 
   npu->unsupported = NULL;
   if (mode != POOL_MAX && mode != POOL_AVERAGE && mode != POOL_REDUCE_SUM) return ethosu_refuse(npu, "pooling mode");
-  if ((ifm_prec & 1u) != 1u || ((ifm_prec >> 2 & 3u) != 0u && mode != POOL_REDUCE_SUM)) {
-    return ethosu_refuse(npu, "IFM_PRECISION (not signed 8-bit)");
+  /* max and average: signed 8- or 16-bit, the OFM of the IFM's precision; REDUCE_SUM: reduce_sum_check */
+  if ((ifm_prec & 1u) != 1u || ((ifm_prec >> 2 & 3u) > 1u && mode != POOL_REDUCE_SUM)) {
+    return ethosu_refuse(npu, "IFM_PRECISION (not signed 8- or 16-bit)");
   }
   if ((ifm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "IFM_PRECISION format");
-  if ((ofm_prec & 1u) != 1u || ((ofm_prec >> 1 & 3u) != 0u && mode != POOL_REDUCE_SUM)) {
-    return ethosu_refuse(npu, "OFM_PRECISION (not signed 8-bit)");
+  if ((ofm_prec & 1u) != 1u ||
+      (mode != POOL_REDUCE_SUM && ifm_precision_bytes(ifm_prec) != ofm_precision_bytes(ofm_prec))) {
+    return ethosu_refuse(npu, "OFM_PRECISION (not signed, or not the IFM's)");
   }
   if ((ofm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "OFM_PRECISION format");
   if ((ofm_prec >> 8 & 1u) != 1u) return ethosu_refuse(npu, "OFM_PRECISION scale_mode (not global)");
@@ -74,6 +76,7 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
   if (!npu->set32[R1_OFM_SCALE]) return ethosu_refuse(npu, "OFM_SCALE (never set)");
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
   if (ethosu_lut_check(npu, &table)) return 1;
+  if (table >= 0 && ofm_precision_bytes(ofm_prec) != 1u) return ethosu_refuse(npu, "ACTIVATION (a LUT on 16 bits)");
   if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
   if ((kstride >> 3 & 3u) != 0u) return ethosu_refuse(npu, "KERNEL_STRIDE dilation (pooling)");
   if (REG(npu, R_IFM_PAD_TOP) || REG(npu, R_IFM_PAD_LEFT) || REG(npu, R_IFM_PAD_BOTTOM) || REG(npu, R_IFM_PAD_RIGHT)) {
@@ -105,7 +108,7 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
         int32_t ky, kx;
         for (ky = 0; ky < kh; ky++) {
           for (kx = 0; kx < kw; kx++) {
-            const int64_t x = in.data[fm_offset(&in, oy * stride_y + ky, ox * stride_x + kx, c)] - in.zero_point;
+            const int64_t x = fm_read(&in, oy * stride_y + ky, ox * stride_x + kx, c) - in.zero_point;
             if (mode == POOL_MAX) {
               if (x > acc) acc = x;
             } else {
@@ -116,10 +119,10 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
         v = ethosu_apply_scale(acc, scale, shift, round_mode) + out.zero_point;
         if (v < act_min) v = act_min;
         if (v > act_max) v = act_max;
-        if (v < -128) v = -128;
-        if (v > 127) v = 127;
+        if (v < fm_min(&out)) v = fm_min(&out);
+        if (v > fm_max(&out)) v = fm_max(&out);
         if (table >= 0) v = ethosu_lut_apply(npu, table, (int32_t)v);
-        ((int8_t*)npu->region[out.region])[fm_offset(&out, oy, ox, c)] = (int8_t)v;
+        fm_write(&out, npu->region[out.region], oy, ox, c, v);
       }
     }
   }
