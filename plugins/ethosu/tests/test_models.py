@@ -101,3 +101,23 @@ def test_other_configurations_are_bit_exact_too(registry, models_dir, options):
         for t in module.placement.partitions[-1].outputs:  # the partition's output: the model's, SOFTMAX's
             np.testing.assert_array_equal(ex.tensor(t), tflm_run(model, xs).tensor(t, module.graph.tensors[t].shape))
         np.testing.assert_array_equal(np.asarray(y).reshape(-1), tflm_run(model, xs).output(0).reshape(-1))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_operator_runs_on_ethos_u_ahead_of_cmsis_nn(registry, models_dir, name):
+    """The issue's target, "ethos-u, cmsis-nn, c": every operator of the four models on the NPU, one partition."""
+    from tvmdevice.aot.compiler import compile
+
+    if "cmsis-nn" not in registry.device_names():
+        pytest.skip("tvmdevice-cmsis is not installed (pip install ./plugins/cmsis)")
+    path = models_dir / f"{name}.tflite"
+    model = path.read_bytes()
+    module = compile(str(path), "ethos-u, cmsis-nn, c", registry=registry)
+    assert {p.device for p in module.placement.ops if not p.is_view} == {"ethos-u"}
+    assert len(module.placement.partitions) == 1
+    rng = np.random.default_rng(11)
+    xs = [rng.integers(-128, 128, size=module.graph.tensors[i].shape, dtype=np.int8) for i in module.graph.inputs]
+    with module.executor() as ex:
+        (y,) = ex.run(xs)
+    want = tflm_run(model, xs).output(0)
+    np.testing.assert_array_equal(np.asarray(y).reshape(want.shape), want)
