@@ -50,12 +50,12 @@ def run(op: int, mode: int, a, b=None, *, scale=(1, 0), global_scale=True, round
              cmd0(0x114, 1 | 2 << 1 | int(ofm_bricks) << 6 | int(global_scale) << 8 | round_mode << 14),
              cmd0(0x125, 0), cmd0(0x126, 0x8000), cmd0(0x127, 0x7FFF), cmd0(0x120, 0), cmd0(0x121, 0), cmd0(0x122, 0),
              cmd0(0x100, 0), cmd0(0x101, 0), cmd0(0x102, 0), cmd0(0x103, 0),
-             *cmd1(0x24, scale[0], scale[1]), *cmd1(0x25, 1), *cmd1(0x26, 1), *extra]
+             *cmd1(0x24, scale[0], scale[1]), *cmd1(0x25, 1), *cmd1(0x26, 1)]
     region1 = a.view(np.uint8)
     if b is not None:
         words += fmap(depth, ifm2=True, base=4 * depth)
         region1 = np.concatenate([a, np.asarray(b, np.int32)]).view(np.uint8)
-    words += [op | mode << 16, 0xFFFF_0000]
+    words += [*extra, op | mode << 16, 0xFFFF_0000]
     out = np.zeros(128 if ofm_bricks else 4 * out_depth, np.uint8)
     code, field, *_ = _ethosu.stream_run(np.frombuffer(payload(*words), np.uint8),
                                          [np.zeros(16, np.uint8), region1.copy(), out])
@@ -122,3 +122,14 @@ def test_reduce_sum_adds_every_channel_into_one():
 def test_what_the_model_does_not_implement_is_refused_naming_the_field(op, mode, kwargs, field):
     b = [1, 2, 3] if op == 0x006 and mode != CLZ else None
     assert run(op, mode, [1, 2, 3], b, **kwargs) == field
+
+
+def test_a_16_bit_mul_whose_rescale_could_overflow_64_bits_is_refused():
+    s16 = 1 | 1 << 2  # IFM/IFM2_PRECISION: signed 16-bit
+    as_16_bit = [cmd0(0x105, s16), cmd0(0x185, s16), cmd0(0x114, 1 | 1 << 1 | 1 << 8)]
+    far = [cmd0(0x109, 0x8000), cmd0(0x189, 0x8000)]  # zero points -32768: operands up to 65535
+    # the int32 inputs' bytes read as 16-bit elements: IFM (1, 0), IFM2 (3, 0); products times 2^30 >> 30
+    ran = run(0x006, MUL, [1, 2], [3, 4], scale=(0x4000_0000, 30), extra=as_16_bit)
+    assert ran.view(np.int16)[:2].tolist() == [3, 0]
+    assert run(0x006, MUL, [1, 2], [3, 4], scale=(0xFFFF_FFFF, 40), extra=as_16_bit + far) == \
+        "OFM_SCALE (overflows 64 bits)"

@@ -101,6 +101,11 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
       return ethosu_refuse(npu, "OPA_SCALE/OPB_SCALE (not 16-bit)");
     }
   }
+  if (scaled && !wide) { /* the products' and sums' magnitude, times the OFM scale, within 64 bits */
+    const uint64_t m1 = fm_magnitude(in), m2 = BROADCAST_SCALAR(bc) ? 0x10000u : fm_magnitude(in2);
+    const uint64_t bound = mode == EW_MUL ? m1 * m2 : m1 * npu->reg32[R1_OPA_SCALE] + m2 * npu->reg32[R1_OPB_SCALE];
+    if (!ethosu_scale_fits(bound, npu->reg32[R1_OFM_SCALE])) return ethosu_refuse(npu, "OFM_SCALE (overflows 64 bits)");
+  }
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
   if (out->elem == 4u) {
     if (clip != CLIP_OFM_PRECISION && clip != CLIP_FORCE_INT8) return ethosu_refuse(npu, "ACTIVATION clip range (32-bit OFM)");

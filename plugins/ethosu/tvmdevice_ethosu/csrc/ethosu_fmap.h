@@ -72,6 +72,18 @@ static inline int64_t fm_max(const fmap_t* f) {
   return f->is_signed ? ((int64_t)1 << (8u * f->elem - 1u)) - 1 : ((int64_t)1 << (8u * f->elem)) - 1;
 }
 
+/* The largest |element - zero point| of a feature map. */
+static inline uint64_t fm_magnitude(const fmap_t* f) {
+  const int64_t lo = fm_min(f) - f->zero_point, hi = fm_max(f) - f->zero_point;
+  return (uint64_t)(-lo > hi ? -lo : hi);
+}
+
+/* 1 when every value of magnitude up to `bound`, times `multiplier`, plus a rounding, fits the 64
+ * bits ethosu_apply_scale computes in (a register setting could otherwise overflow it). */
+static inline int ethosu_scale_fits(uint64_t bound, uint64_t multiplier) {
+  return multiplier == 0u || bound <= ((uint64_t)1 << 62) / multiplier;
+}
+
 /* Record that `what` is not implemented; returns 1. */
 int ethosu_refuse(ethosu_npu_t* npu, const char* what);
 

@@ -95,6 +95,9 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
   if (ethosu_fm_in_region(npu, &in, "IFM addresses (outside the region)")) return 1;
   if (ethosu_fm_in_region(npu, &out, "OFM addresses (outside the region)")) return 1;
   if (npu->read_only_regions >> out.region & 1u) return ethosu_refuse(npu, "OFM_REGION (read-only)");
+  if (!ethosu_scale_fits((uint64_t)kh * (uint64_t)kw * fm_magnitude(&in), npu->reg32[R1_OFM_SCALE])) {
+    return ethosu_refuse(npu, "OFM_SCALE (overflows 64 bits)");
+  }
   if (!execute) return 0;
   if (mode == POOL_REDUCE_SUM) {
     reduce_sum(npu, &in, &out);
