@@ -133,6 +133,9 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
         partitions = meta.get("placement", {}).get("partitions", [])
         if partitions:  # what each partition's compiler estimated (Vela's NPU cycles...), beside the run's counters
             extra["partitions"] = [{k: part[k] for k in ("index", "device", "ops", "details")} for part in partitions]
+        memories = device_memories(meta)
+        if memories:
+            extra["device_memories"] = memories
         print_json({"model": meta["model_name"], "target": meta["target"], **last.to_json(),
                     **outputs_json(outputs, samples.names, args.top_k), **extra})
         return 0
@@ -144,6 +147,9 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
     stack = "n/a on the host" if r["stack"] is None else f"{r['stack']:,} B"
     console.print(f"  RAM: pools {', '.join(f'{m} {b:,} B' for m, b in r['pools'].items())}; static {r['static']:,} B; "
                   f"stack {stack}")
+    for device, found in device_memories(meta).items():
+        shown = ", ".join(f"{m['name']} {m['bytes']:,} B ({m['section']})" for m in found)
+        console.print(f"  {device} memory outside the pools: {shown}")
     if j["instructions"] is not None:
         console.print(f"  instructions per run: {j['instructions']:,}" + (" (profiled build)" if profile else ""))
     if last.profile is not None and args.profile:
@@ -152,6 +158,11 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
     if args.trace:
         console.print(f"trace written to {args.trace} (1 us = 1 instruction)")
     return 0
+
+
+def device_memories(meta: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The buffers each device's C defines outside the planned pools (``StaticMemory``), by device name."""
+    return {d["name"]: d["memories"] for d in meta.get("devices", []) if d.get("memories")}
 
 
 def print_profile(console: Any, profile: "FirmwareProfile") -> None:
