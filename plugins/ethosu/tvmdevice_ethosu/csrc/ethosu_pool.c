@@ -2,14 +2,14 @@
  * NPU_OP_POOL: max and average pooling over each channel's window, with the
  * OFM's global scale (NPU_SET_OFM_SCALE: a 32-bit scale, the shift in its
  * parameter), then the activation's LUT when it names one (ethosu_lut.c).  The average is the window's sum rescaled: Vela folds the
- * division into the scale (1/count, rounded), so a window must hold exactly
- * its count of elements: any padding is refused (TFLite divides by the valid
- * elements only, which one global scale cannot express).
+ * division into the scale (1/count, rounded) when no window crosses the
+ * edge.  Pooling over padding: ethosu_pool_padded.c.
  */
 #include <stddef.h>
 
 #include "ethosu_fmap.h"
 #include "ethosu_npu.h"
+#include "ethosu_pool_padded.h"
 
 enum { POOL_MAX = 0, POOL_AVERAGE = 1, POOL_REDUCE_SUM = 2 };
 
@@ -79,9 +79,7 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
   if (table >= 0 && ofm_precision_bytes(ofm_prec) != 1u) return ethosu_refuse(npu, "ACTIVATION (a LUT on 16 bits)");
   if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
   if ((kstride >> 3 & 3u) != 0u) return ethosu_refuse(npu, "KERNEL_STRIDE dilation (pooling)");
-  if (REG(npu, R_IFM_PAD_TOP) || REG(npu, R_IFM_PAD_LEFT) || REG(npu, R_IFM_PAD_BOTTOM) || REG(npu, R_IFM_PAD_RIGHT)) {
-    return ethosu_refuse(npu, "IFM_PAD (pooling over padding)");
-  }
+  if (ethosu_pool_is_padded(npu)) return ethosu_pool_padded(npu, mode == POOL_AVERAGE, table, execute);
   ethosu_ifm(npu, &in);
   ethosu_ofm(npu, &out);
   if (REG(npu, R_OFM_HEIGHT0_M1) != REG(npu, R_OFM_HEIGHT_M1) || REG(npu, R_OFM_WIDTH0_M1) != REG(npu, R_OFM_WIDTH_M1)) {
