@@ -89,6 +89,24 @@ def test_a_32_bit_mul_is_rounded_by_the_shift_alone(multiplier):
     assert run(0x006, MUL, a, b, scale=(multiplier, 31)).tolist() == want
 
 
+@pytest.mark.parametrize("round_mode", [TFL, NATURAL])
+def test_a_32_bit_mul_above_a_shift_of_31_rounds_twice_in_the_tfl_mode(round_mode):
+    # the last two products, 2^39 - 256 and -2^39, round apart: TFL 1 and -1, NATURAL 0 and 0
+    a = [2**20 + 3, -(2**20 + 3), 2**31 - 1, -(2**31), 2**31 - 1, -(2**31)]
+    b = [2**29 + 12345, 2**29 + 12345, 2**31 - 1, 2**31 - 1, 256, 256]
+    shift = 40
+
+    def rescale(v):  # ethosu_apply_scale with the multiplier 1
+        r = 1 << shift - 1
+        if round_mode == TFL:
+            r += 1 << 30 if v >= 0 else -(1 << 30)
+        return (v + r) >> shift
+
+    got = run(0x006, MUL, a, b, scale=(0x7654_3210, shift), round_mode=round_mode).tolist()
+    assert got == [rescale(x * y) for x, y in zip(a, b)]
+    assert got[-2:] == ([1, -1] if round_mode == TFL else [0, 0])
+
+
 def test_32_bit_results_saturate():
     assert run(0x006, MUL, [2**30, -(2**30)], [4, 4]).tolist() == [INT32_MAX, INT32_MIN]
     assert run(0x006, ADD, [INT32_MAX, INT32_MIN, 5], [1, -1, -7]).tolist() == [INT32_MAX, INT32_MIN, -2]
@@ -113,7 +131,7 @@ def test_reduce_sum_adds_every_channel_into_one():
     (0x006, MAX, {}, "elementwise mode (LRELU, ABS, MIN or MAX) with a 16- or 32-bit feature map"),
     (0x006, SHR, {"global_scale": False, "round_mode": TFL}, "OFM_PRECISION round_mode (SHR not NATURAL)"),
     (0x006, CLZ, {"global_scale": True}, "OFM_PRECISION scale_mode (CLZ/SHL/SHR with a global scale)"),
-    (0x006, MUL, {"scale": (1, 32)}, "OFM_SCALE (a 32-bit shift above 31)"),
+    (0x006, MUL, {"scale": (1, 63)}, "OFM_SCALE (overflows 64 bits)"),
     (0x005, 2, {"out_depth": 1, "extra": [cmd0(0x10A, 1), cmd0(0x120, 1)]},  # IFM 2 wide, a 1x2 kernel
      "KERNEL_HEIGHT_M1/KERNEL_WIDTH_M1 (REDUCE_SUM over a window)"),
     (0x005, 2, {"out_depth": 2}, "OFM_DEPTH_M1 (REDUCE_SUM to more than one channel)"),

@@ -16,9 +16,10 @@
  *
  * An elementwise operation with a 32-bit operand or result is shift-only
  * (Vela's ethos_u55_constraints.cpp: "Elementwise supports shift-only if input
- * or output is 32-bit"): MUL, ADD and SUB round the result by OFM_SCALE's shift
- * alone, (v + 2^(shift-1)) >> shift, as TOSA's MUL does with its shift, and the
- * scale register's multiplier is not applied.  With 8- and 16-bit operands and
+ * or output is 32-bit"): MUL, ADD and SUB rescale the result by OFM_SCALE's
+ * shift alone, as the 8-bit rescale does with the multiplier 1
+ * (ethosu_apply_scale: (v + 2^(shift-1)) >> shift, TFL rounding twice above a
+ * shift of 31), and the scale register's multiplier is not applied.  With 8- and 16-bit operands and
  * results, MUL, ADD and SUB are rescaled by the OFM scale as on 8 bits
  * (ethosu_apply_scale).  CLZ, SHL and SHR take no scale.
  * Then the OFM's zero point, the clamp (a 32-bit OFM saturates to 32 bits; the
@@ -88,7 +89,6 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
     if (round_mode != ETHOSU_ROUND_TFL && round_mode != ETHOSU_ROUND_NATURAL) {
       return ethosu_refuse(npu, "OFM_PRECISION round_mode (TRUNCATE)");
     }
-    if (wide && (npu->hi32[R1_OFM_SCALE] & 0x3Fu) > 31u) return ethosu_refuse(npu, "OFM_SCALE (a 32-bit shift above 31)");
   } else {
     if ((ofm_prec >> 8 & 1u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION scale_mode (CLZ/SHL/SHR with a global scale)");
     if (mode == EW_SHR && round_mode != ETHOSU_ROUND_NATURAL) {
@@ -101,10 +101,13 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
       return ethosu_refuse(npu, "OPA_SCALE/OPB_SCALE (not 16-bit)");
     }
   }
-  if (scaled && !wide) { /* the products' and sums' magnitude, times the OFM scale, within 64 bits */
+  if (scaled) { /* the products' and sums' magnitude, times the OFM scale, within 64 bits */
     const uint64_t m1 = fm_magnitude(in), m2 = BROADCAST_SCALAR(bc) ? 0x10000u : fm_magnitude(in2);
     const uint64_t bound = mode == EW_MUL ? m1 * m2 : m1 * npu->reg32[R1_OPA_SCALE] + m2 * npu->reg32[R1_OPB_SCALE];
-    if (!ethosu_scale_fits(bound, npu->reg32[R1_OFM_SCALE])) return ethosu_refuse(npu, "OFM_SCALE (overflows 64 bits)");
+    const int32_t shift = (int32_t)(npu->hi32[R1_OFM_SCALE] & 0x3Fu);
+    if (!ethosu_rescale_fits(bound, wide ? 1u : npu->reg32[R1_OFM_SCALE], shift)) {
+      return ethosu_refuse(npu, "OFM_SCALE (overflows 64 bits)");
+    }
   }
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
   if (out->elem == 4u) {
@@ -150,11 +153,6 @@ static int64_t clz32(int64_t a) {
 
 /* TOSA requires a shift amount in 0..31; outside it the model clamps the amount into that range. */
 static int64_t shift_amount(int64_t b) { return b < 0 ? 0 : b > 31 ? 31 : b; }
-
-/* The shift-only rescale of a 32-bit elementwise operation: round by 2^(shift-1), shift. */
-static int64_t shift_only(int64_t v, int32_t shift) {
-  return shift > 0 ? (v + ((int64_t)1 << (shift - 1))) >> shift : v;
-}
 
 static int64_t lut32(const ethosu_npu_t* npu, int32_t table, int64_t v) {
   const uint8_t* e = npu->lut + (uint32_t)table * ETHOSU_LUT_SLOT_BYTES + 4u * (uint32_t)(v + 128);
@@ -218,7 +216,7 @@ int32_t ethosu_op_elementwise_wide(ethosu_npu_t* npu, uint32_t mode, int execute
           }
         }
         if (mode == EW_MUL || mode == EW_ADD || mode == EW_SUB) {
-          r = wide ? shift_only(r, shift) : ethosu_apply_scale(r, scale, shift, round_mode);
+          r = ethosu_apply_scale(r, wide ? 1 : scale, shift, round_mode);
         }
         v = r + out.zero_point;
         if (v < lo) v = lo;

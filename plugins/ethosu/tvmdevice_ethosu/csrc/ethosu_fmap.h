@@ -78,10 +78,11 @@ static inline uint64_t fm_magnitude(const fmap_t* f) {
   return (uint64_t)(-lo > hi ? -lo : hi);
 }
 
-/* 1 when every value of magnitude up to `bound`, times `multiplier`, plus a rounding, fits the 64
- * bits ethosu_apply_scale computes in (a register setting could otherwise overflow it). */
-static inline int ethosu_scale_fits(uint64_t bound, uint64_t multiplier) {
-  return multiplier == 0u || bound <= ((uint64_t)1 << 62) / multiplier;
+/* 1 when every value of magnitude up to `bound`, times `multiplier`, plus the rounding of `shift`,
+ * fits the 64 bits ethosu_apply_scale computes in (a register setting could otherwise overflow it). */
+static inline int ethosu_rescale_fits(uint64_t bound, uint64_t multiplier, int32_t shift) {
+  const uint64_t round = shift > 0 ? ((uint64_t)1 << (shift - 1)) + ((uint64_t)1 << 30) : 0u;
+  return multiplier == 0u || bound <= ((uint64_t)INT64_MAX - round) / multiplier;
 }
 
 /* Record that `what` is not implemented; returns 1. */

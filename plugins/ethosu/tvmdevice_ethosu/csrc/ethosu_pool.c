@@ -59,14 +59,16 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
 
   npu->unsupported = NULL;
   if (mode != POOL_MAX && mode != POOL_AVERAGE && mode != POOL_REDUCE_SUM) return ethosu_refuse(npu, "pooling mode");
-  /* max and average: signed 8- or 16-bit, the OFM of the IFM's precision; REDUCE_SUM: reduce_sum_check */
+  /* max and average: signed 8- or 16-bit, the OFM of the IFM's precision or 32-bit (saturated to 32
+   * bits, ACTIVATION_MIN/MAX not applied, as for elementwise); REDUCE_SUM: reduce_sum_check */
   if ((ifm_prec & 1u) != 1u || ((ifm_prec >> 2 & 3u) > 1u && mode != POOL_REDUCE_SUM)) {
     return ethosu_refuse(npu, "IFM_PRECISION (not signed 8- or 16-bit)");
   }
   if ((ifm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "IFM_PRECISION format");
   if ((ofm_prec & 1u) != 1u ||
-      (mode != POOL_REDUCE_SUM && ifm_precision_bytes(ifm_prec) != ofm_precision_bytes(ofm_prec))) {
-    return ethosu_refuse(npu, "OFM_PRECISION (not signed, or not the IFM's)");
+      (mode != POOL_REDUCE_SUM && ifm_precision_bytes(ifm_prec) != ofm_precision_bytes(ofm_prec) &&
+       ofm_precision_bytes(ofm_prec) != 4u)) {
+    return ethosu_refuse(npu, "OFM_PRECISION (not signed, nor the IFM's or 32-bit)");
   }
   if ((ofm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "OFM_PRECISION format");
   if ((ofm_prec >> 8 & 1u) != 1u) return ethosu_refuse(npu, "OFM_PRECISION scale_mode (not global)");
@@ -76,7 +78,7 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
   if (!npu->set32[R1_OFM_SCALE]) return ethosu_refuse(npu, "OFM_SCALE (never set)");
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
   if (ethosu_lut_check(npu, &table)) return 1;
-  if (table >= 0 && ofm_precision_bytes(ofm_prec) != 1u) return ethosu_refuse(npu, "ACTIVATION (a LUT on 16 bits)");
+  if (table >= 0 && ofm_precision_bytes(ofm_prec) != 1u) return ethosu_refuse(npu, "ACTIVATION (a LUT on 16 or 32 bits)");
   if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
   if ((kstride >> 3 & 3u) != 0u) return ethosu_refuse(npu, "KERNEL_STRIDE dilation (pooling)");
   if (ethosu_pool_is_padded(npu)) return ethosu_pool_padded(npu, mode == POOL_AVERAGE, table, execute);
@@ -93,7 +95,7 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
   if (ethosu_fm_in_region(npu, &in, "IFM addresses (outside the region)")) return 1;
   if (ethosu_fm_in_region(npu, &out, "OFM addresses (outside the region)")) return 1;
   if (npu->read_only_regions >> out.region & 1u) return ethosu_refuse(npu, "OFM_REGION (read-only)");
-  if (!ethosu_scale_fits((uint64_t)kh * (uint64_t)kw * fm_magnitude(&in), npu->reg32[R1_OFM_SCALE])) {
+  if (!ethosu_rescale_fits((uint64_t)kh * (uint64_t)kw * fm_magnitude(&in), npu->reg32[R1_OFM_SCALE], shift)) {
     return ethosu_refuse(npu, "OFM_SCALE (overflows 64 bits)");
   }
   if (!execute) return 0;
@@ -118,8 +120,8 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
           }
         }
         v = ethosu_apply_scale(acc, scale, shift, round_mode) + out.zero_point;
-        if (v < act_min) v = act_min;
-        if (v > act_max) v = act_max;
+        if (out.elem != 4u && v < act_min) v = act_min;
+        if (out.elem != 4u && v > act_max) v = act_max;
         if (v < fm_min(&out)) v = fm_min(&out);
         if (v > fm_max(&out)) v = fm_max(&out);
         if (table >= 0) v = ethosu_lut_apply(npu, table, (int32_t)v);
