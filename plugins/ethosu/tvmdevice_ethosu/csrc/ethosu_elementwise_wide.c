@@ -19,13 +19,15 @@
  * or output is 32-bit"): MUL, ADD and SUB rescale the result by OFM_SCALE's
  * shift alone, as the 8-bit rescale does with the multiplier 1
  * (ethosu_apply_scale: (v + 2^(shift-1)) >> shift, TFL rounding twice above a
- * shift of 31), and the scale register's multiplier is not applied.  With 8- and 16-bit operands and
- * results, MUL, ADD and SUB are rescaled by the OFM scale as on 8 bits
- * (ethosu_apply_scale).  CLZ, SHL and SHR take no scale.
- * Then the OFM's zero point, the clamp (a 32-bit OFM saturates to 32 bits; the
- * ACTIVATION_MIN/MAX registers, 16 bits wide, clamp only under a forced 8- or
- * 16-bit clip range), and the activation's LUT: an int8 value selects one of
- * 256 32-bit entries when the OFM is 32-bit.
+ * shift of 31); the scale register's multiplier is not applied.  With 8- and
+ * 16-bit operands and results, MUL, ADD and SUB are rescaled by the OFM scale
+ * as on 8 bits (ethosu_apply_scale).  CLZ, SHL and SHR take no scale.
+ *
+ * Then the OFM's zero point, the clamp and the activation's LUT.  A 32-bit OFM
+ * of the clip range OFM_PRECISION saturates to 32 bits (the ACTIVATION_MIN/MAX
+ * registers, 16 bits wide, do not clamp it); under the forced int8 clip range
+ * it is clamped to int8 and ACTIVATION_MIN/MAX, and the LUT's 256 32-bit
+ * entries map that int8 value (the forced int16 range is refused).
  */
 #include <stddef.h>
 
