@@ -136,6 +136,8 @@ def test_reduce_sum_adds_every_channel_into_one():
      "KERNEL_HEIGHT_M1/KERNEL_WIDTH_M1 (REDUCE_SUM over a window)"),
     (0x005, 2, {"out_depth": 2}, "OFM_DEPTH_M1 (REDUCE_SUM to more than one channel)"),
     (0x005, 2, {"out_depth": 1, "scale": (3, 1)}, "OFM_SCALE (REDUCE_SUM with a scale)"),
+    (0x005, 2, {"out_depth": 1, "extra": [cmd0(0x100, 1)]},  # IFM_PAD_TOP
+     "IFM_PAD (padding with REDUCE_SUM or a 16- or 32-bit feature map)"),
 ])
 def test_what_the_model_does_not_implement_is_refused_naming_the_field(op, mode, kwargs, field):
     b = [1, 2, 3] if op == 0x006 and mode != CLZ else None

@@ -75,3 +75,10 @@ def test_int16_mul_of_unit_scales_runs_and_one_of_differing_multipliers_is_decli
     declined = single_op_model("MUL", (1, 4, 5, 17), input_dtype="int16", input_scale=0.05, input2_scale=0.05)
     assert run_and_compare(registry, declined, 1).startswith(
         "the NPU's arithmetic differs from tflite-micro's: Vela's MUL scale 0x40000080 >> 36")
+
+
+def test_int16_pooling_over_padding_is_declined_naming_the_padding(registry):
+    model = single_op_model("MAX_POOL_2D", (1, 5, 5, 4), input_dtype="int16", pool=(3, 3), stride=1, padding="SAME")
+    outcome = run_and_compare(registry, model, 0)
+    assert outcome.startswith("the functional model does not implement NPU_OP_POOL with this IFM_PAD (padding with "
+                              "REDUCE_SUM or a 16- or 32-bit feature map)"), outcome

@@ -81,6 +81,10 @@ int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute) {
   if (table >= 0 && ofm_precision_bytes(ofm_prec) != 1u) return ethosu_refuse(npu, "ACTIVATION (a LUT on 16 or 32 bits)");
   if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
   if ((kstride >> 3 & 3u) != 0u) return ethosu_refuse(npu, "KERNEL_STRIDE dilation (pooling)");
+  if (ethosu_pool_is_padded(npu) &&
+      (mode == POOL_REDUCE_SUM || ifm_precision_bytes(ifm_prec) != 1u || ofm_precision_bytes(ofm_prec) != 1u)) {
+    return ethosu_refuse(npu, "IFM_PAD (padding with REDUCE_SUM or a 16- or 32-bit feature map)");
+  }
   if (ethosu_pool_is_padded(npu)) return ethosu_pool_padded(npu, mode == POOL_AVERAGE, table, execute);
   ethosu_ifm(npu, &in);
   ethosu_ofm(npu, &out);
