@@ -4,6 +4,7 @@ tflite-micro, or declined naming what the functional model does not implement.""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tvmdevice.aot.builder import single_op_model
@@ -82,3 +83,10 @@ def test_int16_pooling_over_padding_is_declined_naming_the_padding(registry):
     outcome = run_and_compare(registry, model, 0)
     assert outcome.startswith("the functional model does not implement NPU_OP_POOL with this IFM_PAD (padding with "
                               "REDUCE_SUM or a 16- or 32-bit feature map)"), outcome
+
+
+@pytest.mark.parametrize("op_type", ["CONCATENATION", "PAD", "PADV2", "SLICE", "TRANSPOSE"])
+@pytest.mark.parametrize("scale", [0.003, 1.0])
+def test_int16_operators_vela_lowers_to_16_bit_copies_are_bit_exact(registry, op_type, scale):
+    model = single_op_model(op_type, input_dtype="int16", input_scale=scale, seed=3)
+    assert run_and_compare(registry, model, 3) == "ethos-u"
