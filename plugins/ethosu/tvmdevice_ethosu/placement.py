@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tvmdevice.plugin import Refusal
 
 from .mul_scale import mul_scale_refusal
+from .relu_scale import relu_scale_refusal
 from .submodel import NotExpressible, write_model
 from .vela_compile import VelaError, clock_hz, compile_raw
 
@@ -127,6 +128,9 @@ def check_operator(options: dict[str, Any], graph: "Graph", op: "Operator") -> s
     """None when Vela places ``op`` on the NPU and the functional model runs its stream; else the reason."""
     inputs = [t for t in op.inputs if t >= 0 and not graph.tensors[t].is_constant]
     differs = None if options.get("allow_mul_scale_difference") else mul_scale_refusal(graph, op)
+    if differs is not None:
+        return differs
+    differs = relu_scale_refusal(graph, op)
     if differs is not None:
         return differs
     try:
