@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from tvmdevice.plugin import Refusal
 
+from .element_check import PER_ELEMENT, element_refusal
 from .mul_scale import mul_scale_refusal
 from .relu_scale import relu_scale_refusal
 from .submodel import NotExpressible, write_model
@@ -137,7 +138,20 @@ def check_operator(options: dict[str, Any], graph: "Graph", op: "Operator") -> s
         model = write_model(graph, [op], inputs, op.outputs)
     except NotExpressible as e:
         return f"cannot be handed to Vela: {e}"
-    return _verdict(model, _key(options))
+    verdict = _verdict(model, _key(options))
+    if verdict is None and op.type in PER_ELEMENT:
+        return _element_verdict(options, graph, op, model)
+    return verdict
+
+
+def _element_verdict(options: dict[str, Any], graph: "Graph", op: "Operator", model: bytes) -> str | None:
+    """:func:`element_refusal`, once per operator model and options."""
+    cache_key = (hashlib.sha256(b"every input" + model).digest(), _key(options))
+    if cache_key not in _VERDICTS:
+        if len(_VERDICTS) >= _MAX_VERDICTS:
+            _VERDICTS.clear()
+        _VERDICTS[cache_key] = element_refusal(options, graph, op)
+    return _VERDICTS[cache_key]
 
 
 def _align(n: int, to: int = 16) -> int:

@@ -11,12 +11,11 @@ options: Vela places it on the NPU and the functional model implements every com
 the stream Vela made for it.  So an int16 variant (or a key one kernel serves for int8 and int16) is
 claimed only where the functional model runs it, and the claims grow with the functional model.
 
-Reading them compiles about fifty small models with Vela (a second or two), once per process.
-:class:`VelaOperators` is the lazy set a :class:`~tvmdevice.plugin.DeviceType` may declare as its
-``operators`` (the registry never reads a partition-compiling device's claims at discovery).  The
-ethos-u device does not declare it yet: declared operators are held to the conformance kit's
-kernels check, which finds LOGISTIC, RELU and PRELU not bit-exact for some quantizations
-(docs/ethos-u.md, "Not done yet").
+Reading them compiles about fifty small models with Vela (a few seconds), once per process:
+:class:`VelaOperators` is the lazy set the device declares as its ``operators`` (the registry never
+reads a partition-compiling device's claims at discovery; ``tvmdevice plugins`` and the operator
+table do).  Declared operators are held to the conformance kit's kernels check (bit-exact with the
+host reference across their parameters).
 """
 
 from __future__ import annotations
