@@ -743,7 +743,7 @@ def tvmdevice_prepare_copy(device_type: "DeviceType", options: dict[str, Any], n
 
 @hookspec(firstresult=True)
 def tvmdevice_export_sources(device_type: "DeviceType", options: dict[str, Any],
-                             cpu: str) -> "DeviceSources | None":
+                             cpu: str, calls: "Sequence[PreparedCall]") -> "DeviceSources | None":
     """The C a device contributes to a model exported for ``cpu``.
 
     ``tvmdevice export`` (:meth:`~tvmdevice.aot.compiler.CompiledModule.export`)
@@ -765,6 +765,10 @@ def tvmdevice_export_sources(device_type: "DeviceType", options: dict[str, Any],
     :param options: its target options.
     :param cpu: one of :data:`~tvmdevice.export.EXPORT_CPUS` (``"host"``,
         ``"cortex-m55"``, ``"cortex-m4"``, ``"cortex-m3"``).
+    :param calls: the prepared calls the exported model makes on this device
+        (:class:`~tvmdevice.kernel.PreparedCall`, in operator order), so the
+        device can size what its C keeps outside the memory plan for this model
+        (see :class:`~tvmdevice.export.StaticMemory`).
     :returns: a :class:`~tvmdevice.export.DeviceSources`, or ``None`` when the
         device cannot be exported for ``cpu`` (the export then fails, naming
         the device and the operators placed on it).

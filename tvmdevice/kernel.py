@@ -46,6 +46,15 @@ class PreparedCall:
         last buffer.
     :param details: figures the device reports for this call (a compiler's estimated cycles, the
         memory it uses, MACs...): plain JSON values, shown by ``tvmdevice info`` and in its ``--json``.
+    :param in_scratch: inputs and outputs the call addresses inside its scratch: position in the call's
+        buffer list (inputs, then outputs) -> byte offset in the scratch.  For a device whose compiler
+        plans the call's tensors inside its own working area (Vela places a partition's inputs and
+        outputs in its scratch arena).  The memory plan then places that tensor's host buffer there
+        (the scratch stays alive over the tensor's whole lifetime), so nothing is copied.  A tensor the
+        plan cannot place there keeps a buffer of its own: a graph input or output the caller binds, a
+        state, a tensor of another memory, one another call already places, or one that would overlap
+        a tensor placed before it.  The kernel must therefore compare addresses and copy when they
+        differ.
     """
 
     name: str
@@ -53,6 +62,7 @@ class PreparedCall:
     params: Any = None
     scratch_bytes: int = 0
     details: Mapping[str, Any] = field(default_factory=dict)
+    in_scratch: Mapping[int, int] = field(default_factory=dict)
 
 
 def is_c_kernel(kernel: Any) -> bool:

@@ -52,7 +52,7 @@ from __future__ import annotations
 import os
 import warnings
 from importlib import metadata
-from typing import Any, Iterable, Literal
+from typing import Any, Iterable, Literal, Sequence
 
 import pluggy
 
@@ -570,9 +570,11 @@ class Registry:
         value = self._ask("tvmdevice_workspace_capacity", dtype, options=options)
         return None if value is None else int(value)
 
-    def export_sources(self, dtype: DeviceType, options: dict[str, Any], cpu: str) -> Any:
-        """The owner of ``dtype``'s :class:`~tvmdevice.export.DeviceSources` for ``cpu`` (None: it does not export)."""
-        return self._ask("tvmdevice_export_sources", dtype, f"for cpu {cpu!r}", options=options, cpu=cpu)
+    def export_sources(self, dtype: DeviceType, options: dict[str, Any], cpu: str, calls: Sequence[Any] = ()) -> Any:
+        """The owner of ``dtype``'s :class:`~tvmdevice.export.DeviceSources` for ``cpu`` (None: it does not export),
+        given the model's prepared ``calls`` on that device."""
+        return self._ask("tvmdevice_export_sources", dtype, f"for cpu {cpu!r}", options=options, cpu=cpu,
+                         calls=tuple(calls))
 
     def prepare_operator(self, dtype: DeviceType, options: dict[str, Any], graph: Any, op: Any,
                          op_data: Any = None) -> Any:

@@ -5,7 +5,9 @@ kernel's params struct (``params.py``) are declared once, as tvmdevice
 Layouts; the helper generates ``tvm_device_ethos_u.h`` and
 ``tvmd_ethos_u_params.h`` from them into
 the build directory and compiles the portable C sources and the Cython
-binding, as one extension, against those headers and the core's headers.
+binding, as one extension, against those headers and the core's headers,
+with ``hostc/`` (what only the host defines: the memories an export
+generates per model, ``csrc/ethosu_memory.h``).
 """
 
 from pathlib import Path
@@ -15,6 +17,7 @@ from tvmdevice.build import extensions, setup_options
 
 HERE = Path(__file__).resolve().parent
 setup(ext_modules=extensions(
-    {"tvmdevice_ethosu._ethosu": ["tvmdevice_ethosu/_ethosu.pyx", "tvmdevice_ethosu/csrc/*.c"]},
+    {"tvmdevice_ethosu._ethosu": ["tvmdevice_ethosu/_ethosu.pyx", "tvmdevice_ethosu/csrc/*.c",
+                                 "tvmdevice_ethosu/hostc/*.c"]},
     declarations="tvmdevice_ethosu.device", params="PARAMS", extra_compile_args=["-O3"], root=HERE),
     options=setup_options(HERE))

@@ -11,7 +11,8 @@ from plugin_fixtures import load_fixture_module
 
 import tvmdevice
 from tvmdevice.aot.builder import ModelBuilder
-from tvmdevice.aot.schedule import KernelStep
+from tvmdevice.aot.memory_plan import tensor_key
+from tvmdevice.aot.schedule import HOST, SCRATCH, KernelStep
 from tvmdevice.errors import TensorUnavailableError
 from tvmdevice.layout import Field, Layout
 from tvmdevice.partition import PARTITION_TYPE
@@ -22,6 +23,7 @@ from tvmdevice.testing.reference import run_graph
 def fuser(registry):
     mod = load_fixture_module("fixture_fuser")
     mod.PARTITIONS.clear()
+    mod.IN_SCRATCH.clear()
     registry.register(mod, "fuser")
     return mod
 
@@ -114,6 +116,41 @@ def test_strict_mode_counts_partition_members_as_placed(fuser, registry):
     module = tvmdevice.compile(_model(), "fuser -ops=CONV_2D+ADD+MAX_POOL_2D, c", registry=registry, strict=True)
     assert [p.op_indices for p in module.placement.partitions] == [tuple(range(7))]
     _check_bit_exact(module)
+
+
+def test_a_call_addresses_its_inputs_and_outputs_inside_its_scratch(fuser, registry):
+    module = tvmdevice.compile(_model(), "fuser -in_scratch=1, c", registry=registry)
+    pool = module.plan.pools[HOST]
+    uses = {u.key: u for u in pool.uses}
+    for part in module.placement.partitions:
+        call = module.prepared[part.first]
+        scratch = (SCRATCH, part.first, HOST)
+        for k, t in enumerate((*part.inputs, *part.outputs)):
+            key = tensor_key(module.schedule.source(t), HOST)
+            assert pool.offsets[key] == pool.offsets[scratch] + call.in_scratch[k]
+            # the scratch is alive whenever the tensor is: nothing else is planned over it
+            assert uses[scratch].first <= uses[key].first and uses[key].last <= uses[scratch].last
+    _check_bit_exact(module)
+    assert fuser.IN_SCRATCH == [[True, True], [True, True]]
+    # the same model without: the tensors have buffers of their own, the partitions copy nothing less
+    plain = tvmdevice.compile(_model(), "fuser, c", registry=registry)
+    assert all(u.inside is None for u in plain.plan.pools[HOST].uses)
+
+
+def test_tensors_inside_a_scratch_share_bytes_only_while_the_call_runs(fuser, registry):
+    # an input the call consumes and an output it produces may share bytes (the output written over the
+    # input, as Vela plans them); an input still read after the call may not: that output keeps its own
+    b = ModelBuilder(name="reuse", seed=3)
+    x = b.input((1, 6, 6, 4), scale=0.05, zero_point=1)
+    y = b.conv2d(x, filters=4, kernel=1)
+    b.output(b.conv2d(b.add(x, y), filters=4, kernel=1))
+    module = tvmdevice.compile(b.build(), "fuser -ops=CONV_2D -in_scratch=2, c", registry=registry)
+    first, second = module.placement.partitions
+    inside = {u.tensor: u.inside for u in module.plan.pools[HOST].uses if u.scratch_of is None}
+    assert inside[first.inputs[0]] == first.first and inside[first.outputs[0]] is None  # x is read by ADD
+    assert inside[second.inputs[0]] == inside[second.outputs[0]] == second.first  # consumed, produced
+    _check_bit_exact(module)
+    assert fuser.IN_SCRATCH == [[True, False], [True, True]]
 
 
 class _LazyClaims(Set):

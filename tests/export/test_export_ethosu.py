@@ -1,6 +1,8 @@
 """The shared models exported with ``ethos-u, cmsis-nn, c``: Vela's command streams in flash, its scratch
-in the planned pool, the functional model behind the launch function; built and run on the host and on
-Cortex-M55 under QEMU, bit for bit as tflite-micro and the Python executor run them.
+in the planned pool with the partition's inputs and outputs at Vela's places in it, its fast scratch and
+the functional model's memory in sections of their own, the functional model behind the launch function;
+built and run on the host and on Cortex-M55 under QEMU, bit for bit as tflite-micro and the Python
+executor run them, in the RAM Vela reports.
 
 Marked ``export``.  Skips without the ethos-u plugin (``pip install ./plugins/ethosu``) and without
 TVMDEVICE_MODELS_DIR; Cortex-M runs skip without the ARM tools, except under ``CI=true``.
@@ -17,8 +19,10 @@ from export_inputs import random_inputs
 
 import tvmdevice
 from tvmdevice.aot.compiler import for_firmware
+from tvmdevice.aot.schedule import HOST
 from tvmdevice.cli.main import main
 from tvmdevice.export import run_export
+from tvmdevice.firmware.elf import read_elf
 from tvmdevice.testing.firmware import require_tools
 from tvmdevice.testing.oracle import tflm_run
 
@@ -110,6 +114,77 @@ def test_a_board_launch_replaces_one_file_and_the_runtime_stays_small(exports, m
     calls = sum(1 for c in module.prepared.values() if c.name.startswith("tvmd_ethosu_partition"))
     assert got.devices["ethos-u"]["launches"] == calls and got.devices["ethos-u"]["macs"] == 0
     assert 0 < got.instructions <= 5_000, got.instructions
+    # the functional model's memory is linked with the functional model only: a board does not keep it
+    model_bytes = max(c.details["npu_model_bytes"] for c in module.prepared.values()
+                      if c.name.startswith("tvmd_ethosu_partition"))
+    functional = run_export(out, "cortex-m55", inputs)
+    memory = read_elf(out / "build" / "cortex-m55" / "runner-cortex-m55.elf").symbol("tvmd_ethosu_npu_model")
+    assert memory is not None and memory.size == model_bytes
+    assert read_elf(board / "build" / "cortex-m55" / "runner-cortex-m55.elf").symbol("tvmd_ethosu_npu_model") is None
+    assert functional.to_json()["ram"]["static"] - got.to_json()["ram"]["static"] >= model_bytes
+
+
+def _npu_partitions(meta: dict) -> list[dict]:
+    return [p for p in meta["placement"]["partitions"] if p["device"] == "ethos-u"]
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_ram_is_within_a_tenth_of_the_sram_vela_reports(exports, models_dir, name):
+    # RAM = the host pool (Vela's scratch, the partition's inputs and outputs inside it, the CPU's tensors)
+    # + Vela's fast scratch, against the SRAM Vela reports for the same model and config
+    module, out, _, _ = exports(models_dir, name)
+    meta = json.loads((out / "metadata.json").read_text())
+    vela = sum(p["details"]["vela_sram_bytes"] for p in _npu_partitions(meta))
+    (device,) = [d for d in meta["devices"] if d["name"] == "ethos-u"]
+    memories = {m["name"]: m for m in device["memories"]}
+    fast = memories["npu_fast_scratch"]["bytes"] if "npu_fast_scratch" in memories else 0
+    ram = meta["memory"]["pools"][HOST]["bytes"] + fast
+    assert ram <= 1.1 * vela, f"{name}: RAM {ram} B against Vela's SRAM {vela} B"
+    # the functional model's own memory is reported beside the pools, never in them
+    model = max(p["details"]["npu_model_bytes"] for p in _npu_partitions(meta))
+    assert memories["npu_model"] == {"name": "npu_model", "section": ".bss.tvmd_npu_model", "bytes": model,
+                                     "doc": memories["npu_model"]["doc"]} and model > 0
+    # the inputs and outputs Vela placed in its arena are the plan's tensors there: nothing is duplicated
+    pool = module.plan.pools[HOST]
+    for part in module.placement.partitions:
+        call = module.prepared[part.first]
+        for k, t in enumerate((*part.inputs, *part.outputs)):
+            if k in call.in_scratch:
+                use = next(u for u in pool.uses if u.tensor == module.schedule.source(t) and u.scratch_of is None)
+                assert use.inside == part.first and use.inside_offset == call.in_scratch[k]
+
+
+#: Vela's fast scratch exists where its memory mode puts the arena in slower memory than the cache
+#: (Dedicated_Sram: the arena in DRAM, the fast scratch in SRAM).
+_FAST_TARGET = "ethos-u -system_config=Ethos_U65_High_End -memory_mode=Dedicated_Sram, cmsis-nn, c"
+
+
+@pytest.mark.parametrize("cpu", ["host", "cortex-m55"])
+def test_velas_fast_scratch_is_a_section_of_its_own(models_dir, tmp_path, cpu):
+    require_tools(cpu)
+    pytest.importorskip("tvmdevice_ethosu", reason="the ethos-u plugin is not installed (pip install ./plugins/ethosu)")
+    path = models_dir / "kws_dscnn_int8.tflite"
+    if not path.exists():
+        pytest.skip(f"{path.name} not in {models_dir}")
+    model = path.read_bytes()
+    module = tvmdevice.compile(model, _FAST_TARGET, name="kws_fast")
+    out = module.export(tmp_path / "kws_fast")
+    meta = json.loads((out / "metadata.json").read_text())
+    (part,) = _npu_partitions(meta)
+    fast = part["details"]["vela_fast_scratch_bytes"]
+    (device,) = [d for d in meta["devices"] if d["name"] == "ethos-u"]
+    (memory,) = [m for m in device["memories"] if m["name"] == "npu_fast_scratch"]
+    assert fast > 0 and memory["bytes"] == fast and memory["section"] == ".bss.tvmd_npu_fast"
+    code = (out / "devices" / "ethos_u" / "src" / "ethos_u_export.c").read_text()
+    assert f'tvmd_ethosu_fast[{fast}] TVMD_ETHOSU_SECTION(".bss.tvmd_npu_fast")' in code
+    assert meta["memory"]["pools"][HOST]["bytes"] + fast <= 1.1 * part["details"]["vela_sram_bytes"]
+    inputs = random_inputs(module.graph, seed=5)
+    tflm = tflm_run(model, inputs)
+    got = run_export(out, cpu, inputs)
+    np.testing.assert_array_equal(got.outputs[0].reshape(tflm.output(0).shape), tflm.output(0))
+    if cpu != "host":
+        symbol = read_elf(out / "build" / cpu / f"runner-{cpu}.elf").symbol("tvmd_ethosu_fast")
+        assert symbol is not None and symbol.size == fast
 
 
 def test_run_json_reports_the_npu_counters_and_vela_estimates(exports, models_dir, tmp_path, capsys):
@@ -122,3 +197,5 @@ def test_run_json_reports_the_npu_counters_and_vela_estimates(exports, models_di
     on_npu = [o.op_index for o in module.placement.ops if o.device == "ethos-u"]
     assert part["device"] == "ethos-u" and part["ops"] == on_npu
     assert part["details"]["vela_npu_cycles"] > 0
+    (memory,) = j["device_memories"]["ethos-u"]
+    assert memory["name"] == "npu_model" and memory["bytes"] == part["details"]["npu_model_bytes"]

@@ -198,6 +198,7 @@ def _preserving(schedule: Schedule) -> Schedule:
     from dataclasses import replace
 
     end = len(schedule.steps)
-    return replace(schedule, buffers=tuple(b if b.scratch_of is not None else replace(b, last=end)
+    # every tensor in a buffer of its own: none inside a call's scratch
+    return replace(schedule, buffers=tuple(b if b.scratch_of is not None else replace(b, last=end, inside=None)
                                            for b in schedule.buffers))
 

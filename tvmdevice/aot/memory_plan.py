@@ -7,7 +7,10 @@ scratch, alive during its step only — nothing is allocated at run time.
 * **Host arena** (``host``): one contiguous block; each buffer gets an offset.
   Greedy by size, largest first, each at the lowest aligned offset that does
   not overlap a buffer alive at the same time (the strategy of TFLite
-  Micro's greedy planner), so the arena is comparable with TFLM's.
+  Micro's greedy planner), so the arena is comparable with TFLM's.  A tensor
+  a call's device asked to address inside its scratch
+  (``PreparedCall.in_scratch``) is placed there instead, the scratch alive
+  over its lifetime (:mod:`tvmdevice.aot.schedule`).
 * **Separate memories** (e.g. ``woofles`` SRAM): the host may not do
   arithmetic on device pointers, so buffers are grouped into *storage
   blocks*: buffers whose lifetimes do not overlap share a block, and each
@@ -205,7 +208,9 @@ def _order(buffers: list[BufferUse]) -> list[BufferUse]:
 def _plan_arena(buffers: list[BufferUse]) -> PoolPlan:
     pool = PoolPlan(HOST)
     placed: list[tuple[BufferUse, int]] = []
-    for buf in _order(buffers):
+    scratch_ops = {b.scratch_of for b in buffers if b.scratch_of is not None}
+    inside = [b for b in buffers if b.inside in scratch_ops]
+    for buf in _order([b for b in buffers if b.inside not in scratch_ops]):
         busy = sorted((off, off + _align(b.nbytes)) for b, off in placed if _overlaps(b, buf))
         offset = 0
         for start, end in busy:
@@ -215,6 +220,9 @@ def _plan_arena(buffers: list[BufferUse]) -> PoolPlan:
         placed.append((buf, offset))
         pool.offsets[buf.key] = offset
         pool.size = max(pool.size, offset + _align(buf.nbytes))
+    for buf in inside:  # at its place in the call's scratch, which is alive over its lifetime
+        assert buf.inside is not None
+        pool.offsets[buf.key] = pool.offsets[(SCRATCH, buf.inside, HOST)] + buf.inside_offset
     return pool
 
 
@@ -242,7 +250,8 @@ def _plan_pool(memory: str, buffers: list[BufferUse]) -> PoolPlan:
     scratch = [b for b in buffers if b.scratch_of is not None]
     activations = plan(tensors_only).size if scratch else pool.size
     largest = max((b.nbytes for b in scratch), default=0)
-    if scratch and memory == HOST and pool.size > activations + _align(largest):
+    inside = any(b.inside is not None for b in tensors_only)
+    if scratch and memory == HOST and not inside and pool.size > activations + _align(largest):
         # Greedy placement is not optimal: scratch stacked on top of the
         # activation arena (every call's scratch at one offset, one call at a
         # time) is a valid plan too; keep the smaller.

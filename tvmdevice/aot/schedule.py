@@ -25,7 +25,7 @@ update them in place, so such a placement is refused.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from ..device_type import MemoryKind
 from ..ir import ABSENT
@@ -53,6 +53,8 @@ class KernelStep:
     """Run operator ``op_index`` on target entry ``entry`` (reading and writing in ``memory``).
 
     :ivar scratch_bytes: the call's scratch, a buffer of the memory plan alive during this step.
+    :ivar in_scratch: ``(tensor, offset)`` for each of the call's tensors its device asked to be placed
+        inside the scratch (``PreparedCall.in_scratch``; views resolved to their source).
     :ivar operator: what the call reads and writes: the graph's operator, or for a partition's call
         (:mod:`tvmdevice.partition`, run at its first operator's index) the partition's operator, whose
         inputs and outputs are the partition's.
@@ -64,6 +66,7 @@ class KernelStep:
     memory: str
     scratch_bytes: int = 0
     operator: "Operator | None" = field(default=None, compare=False, repr=False)
+    in_scratch: tuple[tuple[int, int], ...] = ()
 
     @property
     def call(self) -> "Operator":
@@ -91,7 +94,9 @@ class BufferUse:
 
     A tensor's buffer (``scratch_of is None``: ``tensor`` is the tensor, never
     a view output, since views share their source's buffer) or one call's
-    scratch (``scratch_of`` is the operator; alive during its step only).
+    scratch (``scratch_of`` is the operator; alive during its step, and over the lifetimes of the
+    tensors placed inside it).  A tensor placed inside a call's scratch (``inside`` is that operator) is
+    planned at the scratch's offset plus ``inside_offset``.
     """
 
     tensor: int
@@ -100,6 +105,8 @@ class BufferUse:
     first: int
     last: int
     scratch_of: int | None = None
+    inside: int | None = None
+    inside_offset: int = 0
 
     @property
     def key(self) -> BufferKey:
@@ -182,7 +189,8 @@ def build_schedule(graph: "Graph", target: "Target", placement: "Placement") -> 
                 continue
             ensure(t, mem)
         scratch = p.call.scratch_bytes if p.call is not None else 0
-        steps.append(KernelStep(op.index, p.entry, entry.kind, mem, scratch, op))
+        inside = _in_scratch(graph, op, p.call, alias, states) if scratch and mem == HOST else ()
+        steps.append(KernelStep(op.index, p.entry, entry.kind, mem, scratch, op, inside))
         for t in op.outputs:
             where[t] = [mem]
     for t in graph.outputs:
@@ -192,6 +200,25 @@ def build_schedule(graph: "Graph", target: "Target", placement: "Placement") -> 
             continue
         ensure(t, HOST)
     return Schedule(tuple(steps), _lifetimes(graph, steps, alias, states), tuple(constants), dict(alias), states)
+
+
+def _in_scratch(graph: "Graph", op: "Operator", call: Any, alias: dict[int, int],
+                states: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """The call's tensors its device asked to be placed inside its scratch, as ``(tensor, offset)``:
+    within the scratch, not constants or states, and not overlapping one another while alive."""
+    buffers = [*op.inputs, *op.outputs]
+    found: list[tuple[int, int]] = []
+    for position, offset in sorted(getattr(call, "in_scratch", {}).items()):
+        if not 0 <= position < len(buffers) or buffers[position] == ABSENT:
+            continue
+        t = alias.get(buffers[position], buffers[position])
+        nbytes = graph.tensors[t].nbytes
+        if graph.tensors[t].is_constant or t in states or offset < 0 or offset + nbytes > call.scratch_bytes:
+            continue
+        if any(u == t for u, _ in found):
+            continue
+        found.append((t, offset))
+    return tuple(found)
 
 
 def _lifetimes(graph: "Graph", steps: list[Step], alias: dict[int, int],
@@ -224,6 +251,37 @@ def _lifetimes(graph: "Graph", steps: list[Step], alias: dict[int, int],
             last[(alias.get(t, t), HOST)] = end
     for t in states:  # alive from before the first step to after the last: no other buffer shares them
         last[(t, HOST)] = end
-    tensors = [BufferUse(t, m, graph.tensors[t].nbytes, first[(t, m)], last[(t, m)])
+    # tensors inside a call's scratch: each placed by the first call that asks, the scratch kept alive
+    # over their lifetimes.  Two of them may share bytes when both are alive together only during the
+    # call itself (an input it consumes, an output it produces: the device's compiler planned that);
+    # one that would share bytes with another alive at any other step keeps a buffer of its own.
+    inside: dict[tuple[int, str], tuple[int, int]] = {}
+
+    def clash(a: tuple[int, str], b: tuple[int, str], i: int) -> bool:
+        lo, hi = max(first[a], first[b]), min(last[a], last[b])
+        return lo <= hi and not lo == hi == i
+
+    for i, step in enumerate(steps):
+        if not isinstance(step, KernelStep) or not step.in_scratch:
+            continue
+        placed: list[tuple[int, int, int]] = []  # tensor, start, end within the scratch
+        for t, offset in step.in_scratch:
+            key = (t, step.memory)
+            if key in inside or key not in first:
+                continue
+            end = offset + graph.tensors[t].nbytes
+            if any(o_start < end and offset < o_end and clash(key, (u, step.memory), i)
+                   for u, o_start, o_end in placed):
+                continue
+            placed.append((t, offset, end))
+            inside[key] = (step.op_index, offset)
+        for n, b in enumerate(scratch):
+            if b.scratch_of == step.op_index and b.first == i:
+                lo = min([i, *(first[(t, step.memory)] for t, _, _ in placed)])
+                hi = max([i, *(last[(t, step.memory)] for t, _, _ in placed)])
+                scratch[n] = BufferUse(ABSENT, step.memory, b.nbytes, lo, hi, scratch_of=step.op_index)
+    tensors = [BufferUse(t, m, graph.tensors[t].nbytes, first[(t, m)], last[(t, m)],
+                         inside=inside[(t, m)][0] if (t, m) in inside else None,
+                         inside_offset=inside[(t, m)][1] if (t, m) in inside else 0)
                for (t, m) in sorted(first, key=lambda k: (first[k], k))]
     return tuple(tensors + scratch)

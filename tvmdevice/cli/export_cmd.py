@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..export.sources import EXPORT_CPUS
-from ..firmware.cpus import BOARDS, CPUS
+from ..firmware.cpus import BOARDS, board_cpu
 from ..firmware.linker import CONSTANTS_REGIONS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="the caller provides the host pool (struct tvmgen_<name>_workspace_pools)")
     p.add_argument("--mcpu", default=None, metavar="CPU",
                    help="the CPU devices with an -mcpu option pack their weights for when the target leaves it "
-                        "empty (default: cortex-m55)")
+                        "empty (default: the --board's CPU, else cortex-m55)")
     p.add_argument("--board", metavar="BOARD",
                    help=f"check the plan against a board's memories before writing ({', '.join(BOARDS)}): flash for "
                         "the constants and params, RAM for the pools, inputs, outputs and stack; over: one line "
@@ -65,8 +65,9 @@ def export(args: argparse.Namespace) -> int:
     path = check_model_path(args.model)
     check_output_dir(args.output, "-o")
     name = args.name or path.stem
-    mcpu = args.mcpu or DEFAULT_MCPU
-    fits = budget(args.board, args.flash_kb, args.ram_kb)
+    fits = budget(args.board, args.flash_kb, args.ram_kb)  # an unknown board is refused here, first
+    board = board_cpu(args.board).name if args.board else None
+    mcpu = args.mcpu or board or DEFAULT_MCPU
     module = tvm_compile(path, args.target, name=name, mcpu=mcpu)  # every choice made here: export only reads
     try:
         with console.status(f"exporting {name} for {module.target}"):
@@ -88,7 +89,7 @@ def export(args: argparse.Namespace) -> int:
     console.print(f"  pools: {pools}; constants {mem['constants']:,} B{where}; params {mem['params']:,} B")
     if fits is not None:
         console.print(f"  fits {fits.label} (before code: the link of `tvmdevice run` checks the rest)")
-    cpu = next((c.name for c in CPUS.values() if c.machine is not None and c.machine.name == args.board), "cortex-m55")
+    cpu = board or "cortex-m55"
     console.print(f"  next: tvmdevice run {out} --cpu {cpu}   (or: make -C {out} CPU={cpu})")
     return 0
 
@@ -132,6 +133,9 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
         partitions = meta.get("placement", {}).get("partitions", [])
         if partitions:  # what each partition's compiler estimated (Vela's NPU cycles...), beside the run's counters
             extra["partitions"] = [{k: part[k] for k in ("index", "device", "ops", "details")} for part in partitions]
+        memories = device_memories(meta)
+        if memories:
+            extra["device_memories"] = memories
         print_json({"model": meta["model_name"], "target": meta["target"], **last.to_json(),
                     **outputs_json(outputs, samples.names, args.top_k), **extra})
         return 0
@@ -143,6 +147,9 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
     stack = "n/a on the host" if r["stack"] is None else f"{r['stack']:,} B"
     console.print(f"  RAM: pools {', '.join(f'{m} {b:,} B' for m, b in r['pools'].items())}; static {r['static']:,} B; "
                   f"stack {stack}")
+    for device, found in device_memories(meta).items():
+        shown = ", ".join(f"{m['name']} {m['bytes']:,} B ({m['section']})" for m in found)
+        console.print(f"  {device} memory outside the pools: {shown}")
     if j["instructions"] is not None:
         console.print(f"  instructions per run: {j['instructions']:,}" + (" (profiled build)" if profile else ""))
     if last.profile is not None and args.profile:
@@ -151,6 +158,11 @@ def run_exported(args: argparse.Namespace, console: Any) -> int:
     if args.trace:
         console.print(f"trace written to {args.trace} (1 us = 1 instruction)")
     return 0
+
+
+def device_memories(meta: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The buffers each device's C defines outside the planned pools (``StaticMemory``), by device name."""
+    return {d["name"]: d["memories"] for d in meta.get("devices", []) if d.get("memories")}
 
 
 def print_profile(console: Any, profile: "FirmwareProfile") -> None:

@@ -7,8 +7,8 @@ on a sequence of frames;
 """
 
 from .run import ExportRun, build_export, is_export, load_metadata, run_export, run_export_frames
-from .sources import DEFAULT_MCPU, EXPORT_CPUS, DeviceSources
+from .sources import DEFAULT_MCPU, EXPORT_CPUS, DeviceSources, StaticMemory
 from .writer import compiled_mcpu, export
 
-__all__ = ["DEFAULT_MCPU", "DeviceSources", "EXPORT_CPUS", "ExportRun", "build_export", "compiled_mcpu", "export",
-           "is_export", "load_metadata", "run_export", "run_export_frames"]
+__all__ = ["DEFAULT_MCPU", "DeviceSources", "EXPORT_CPUS", "StaticMemory", "ExportRun", "build_export",
+           "compiled_mcpu", "export", "is_export", "load_metadata", "run_export", "run_export_frames"]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import NotSupportedError
 from ..names import c_name, camel_name, struct_type
-from .sources import EXPORT_CPUS, DeviceSources
+from .sources import EXPORT_CPUS, DeviceSources, StaticMemory
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..aot.compiler import CompiledModule
@@ -54,6 +54,11 @@ class ExportDevice:
         return self.sources["host"].configure
 
     @property
+    def memories(self) -> tuple[StaticMemory, ...]:
+        """The buffers its C keeps outside the memory plan (every CPU gets the same ones)."""
+        return tuple(self.sources["host"].memories)
+
+    @property
     def headers(self) -> list[str]:
         """The generated headers the model's C includes (every CPU gets the same ones)."""
         return list(self.sources["host"].headers)
@@ -76,9 +81,12 @@ def export_devices(module: "CompiledModule") -> list[ExportDevice]:
     found = []
     for index in used:
         entry = module.target.entries[index]
+        # a partition's operators share its one call: each call once, in operator order
+        calls = list({id(c): c for c in (module.prepared[p.op_index] for p in module.placement.ops
+                                           if p.entry == index and p.op_index in module.prepared)}.values())
         per_cpu: dict[str, DeviceSources] = {}
         for cpu in EXPORT_CPUS:
-            sources = module.registry.export_sources(entry.device_type, entry.options, cpu)
+            sources = module.registry.export_sources(entry.device_type, entry.options, cpu, calls)
             if sources is None:
                 ops = [f"#{p.op_index} {p.op_type}" for p in module.placement.ops if p.entry == index]
                 raise NotSupportedError(

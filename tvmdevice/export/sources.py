@@ -32,13 +32,38 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["DeviceSources", "EXPORT_CPUS", "DEFAULT_MCPU"]
+__all__ = ["DeviceSources", "StaticMemory", "EXPORT_CPUS", "DEFAULT_MCPU"]
 
 #: The CPUs an export builds for (names of :data:`tvmdevice.firmware.CPUS`).
 EXPORT_CPUS: tuple[str, ...] = ("host", "cortex-m55", "cortex-m4", "cortex-m3")
 
 #: The ``-mcpu`` that ``tvmdevice export`` and ``module.export`` compile for when the target leaves it empty.
 DEFAULT_MCPU = "cortex-m55"
+
+
+@dataclass(frozen=True)
+class StaticMemory:
+    """A buffer a device's exported C defines itself, outside the memory plan, in a linker section of its own.
+
+    For memory that is the device's rather than the host pool's: an NPU's fast scratch (which a board
+    places in the NPU's SRAM with its linker script) or a functional model's internal memory (which a
+    board with the real device does not link at all).  The device's ``code`` defines it; the export
+    reports it (``metadata.json``'s ``devices[].memories``, ``tvmdevice run --json``'s ``device_memories``)
+    beside the planned pools, never inside them.
+
+    :param name: what it is, a short identifier (``npu_fast_scratch``).
+    :param section: the linker input section that holds it (``.bss.tvmd_npu_fast``).
+    :param size: its bytes, sized for this model.
+    :param doc: one line: what it holds and where a board puts it.
+    """
+
+    name: str
+    section: str
+    size: int
+    doc: str = ""
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "section": self.section, "bytes": self.size, "doc": self.doc}
 
 
 @dataclass(frozen=True)
@@ -54,6 +79,7 @@ class DeviceSources:
     :param memory: the sources define the separate-memory functions (see the module doc).
     :param configure: a function of ``code`` called after Init, or ``None``.
     :param code: generated C source for this export (e.g. ``configure`` with the options baked in).
+    :param memories: the buffers ``code`` defines outside the memory plan (:class:`StaticMemory`).
     """
 
     sources: tuple[Path, ...] = ()
@@ -65,3 +91,4 @@ class DeviceSources:
     memory: bool = False
     configure: str | None = None
     code: str = ""
+    memories: tuple[StaticMemory, ...] = ()

@@ -102,17 +102,9 @@ def test_pooling(registry, h, w, c, pool, stride, padding, kind, activation, zp,
 
 
 @pytest.mark.parametrize("op_type, command", [
-    ("SOFTMAX", "NPU_OP_"),
-])
-def test_operators_the_model_does_not_run_yet_are_declined_naming_the_command(registry, op_type, command):
-    reason = run_and_compare(registry, single_op_model(op_type), 0)
-    assert reason.startswith(f"the functional model does not implement {command}"), reason
-
-
-@pytest.mark.parametrize("op_type, command", [
     ("CONV_2D", "NPU_OP_CONV"), ("FULLY_CONNECTED", "NPU_OP_CONV"), ("DEPTHWISE_CONV_2D", "NPU_OP_DEPTHWISE"),
-    ("AVERAGE_POOL_2D", "NPU_OP_POOL"), ("MAX_POOL_2D", "NPU_OP_POOL"),
 ])
-def test_int16_operators_are_declined_naming_the_precision(registry, op_type, command):
+def test_int16_convolutions_are_declined_naming_the_precision(registry, op_type, command):
+    # int16 pooling and elementwise operators run: test_int16.py
     reason = run_and_compare(registry, single_op_model(op_type, input_dtype="int16"), 0)
     assert reason.startswith(f"the functional model does not implement {command} with this IFM_PRECISION"), reason

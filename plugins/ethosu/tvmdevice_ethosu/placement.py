@@ -154,10 +154,6 @@ def _element_verdict(options: dict[str, Any], graph: "Graph", op: "Operator", mo
     return _VERDICTS[cache_key]
 
 
-def _align(n: int, to: int = 16) -> int:
-    return -(-n // to) * to
-
-
 def prepare_partition(options: dict[str, Any], graph: "Graph", partition: "Partition") -> "PreparedCall":
     """Compile the partition with Vela into one command stream: one call of the partition kernel.
 
@@ -194,20 +190,24 @@ def prepare_partition(options: dict[str, Any], graph: "Graph", partition: "Parti
             raise Refusal(f"Vela places tensor {tensor.name!r} ({tensor.nbytes} B) as {place.size} B in region "
                           f"{place.region}")
     slots += slots % 2  # the decoder's workspace after the weights stays 4-byte aligned
+    # the plan holds Vela's scratch only; its fast scratch and the functional model's own memory live
+    # outside it (csrc/ethosu_memory.h), reported beside it
     scratch = int(compiled.scratch.size)
-    fast_offset = _align(scratch)
     fast = int(compiled.scratch_fast.size)
-    work_offset = _align(fast_offset + fast)
     pad = [0] * (MAX_IO - len(io))
     params = ParamsStruct(
         PARTITION_PARAMS,
         command_stream=np.frombuffer(payload, np.uint8).copy(), command_stream_size=len(payload),
         num_inputs=len(compiled.inputs), num_outputs=len(compiled.outputs),
         read_only=np.frombuffer(read_only or b"\0", np.uint8).copy(), read_only_size=len(read_only),
-        scratch_size=scratch, fast_scratch_offset=fast_offset, fast_scratch_size=fast, work_offset=work_offset,
-        weight_slots=slots, io_region=[int(p.region) for p in io] + pad, io_offset=[int(p.address) for p in io] + pad,
+        scratch_size=scratch, fast_scratch_size=fast, weight_slots=slots,
+        io_region=[int(p.region) for p in io] + pad, io_offset=[int(p.address) for p in io] + pad,
         io_size=[int(p.size) for p in io] + pad)
     details = {**figures, "command_stream_bytes": len(payload), "read_only_bytes": len(read_only),
-               "vela_scratch_bytes": scratch, "vela_fast_scratch_bytes": fast}
-    return PreparedCall(f"tvmd_ethosu_partition{partition.index}", _ethosu.PARTITION_KERNEL, params,
-                        work_offset + int(_ethosu.work_bytes(slots)), details=details)
+               "vela_scratch_bytes": scratch, "vela_fast_scratch_bytes": fast,
+               "npu_model_bytes": int(_ethosu.work_bytes(slots))}
+    # the inputs and outputs Vela placed in its arena (region 1) are planned there: the NPU addresses them
+    # in place, and the kernel copies only those the plan could not place (csrc/ethosu_kernel.c)
+    in_arena = {k: int(place.address) for k, place in enumerate(io) if int(place.region) == 1}
+    return PreparedCall(f"tvmd_ethosu_partition{partition.index}", _ethosu.PARTITION_KERNEL, params, scratch,
+                        details=details, in_scratch=in_arena)

@@ -7,6 +7,7 @@ memory is the host's (the NPU addresses system memory through its regions).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tvmdevice.plugin import CLifecycle, DeviceAttrKind, hookimpl
@@ -64,9 +65,11 @@ def tvmdevice_prepare_partition(device_type: "DeviceType", options: dict[str, An
 
 
 @hookimpl
-def tvmdevice_export_sources(device_type: "DeviceType", options: dict[str, Any], cpu: str) -> "DeviceSources | None":
+def tvmdevice_export_sources(device_type: "DeviceType", options: dict[str, Any], cpu: str,
+                             calls: "Sequence[PreparedCall]") -> "DeviceSources | None":
     # The same portable C as the extension and the generated headers; the
-    # partition kernel reaches the functional model through tvmd_ethosu_launch.
+    # partition kernel reaches the functional model through tvmd_ethosu_launch;
+    # the memories outside the plan are sized for the model's calls.
     from .export import export_sources
 
-    return export_sources(options, cpu)
+    return export_sources(options, cpu, calls)

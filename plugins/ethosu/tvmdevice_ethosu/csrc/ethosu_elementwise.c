@@ -28,20 +28,6 @@ enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_MIN = 3, EW_MAX = 4 };
 #define OPERAND_ORDER_A(p) ((p) >> 6 & 1u)
 #define BROADCAST_SCALAR(p) ((p) >> 7 & 1u)
 
-static void ifm2_fmap(const ethosu_npu_t* npu, int32_t depth, fmap_t* f) {
-  f->region = REG(npu, R_IFM2_REGION) & 7u;
-  f->base = reg_addr(npu, R1_IFM2_BASE0);
-  f->stride_x = reg_addr(npu, R1_IFM2_STRIDE_X);
-  f->stride_y = reg_addr(npu, R1_IFM2_STRIDE_Y);
-  f->stride_c = reg_addr(npu, R1_IFM2_STRIDE_C);
-  f->h = REG(npu, R_IFM2_HEIGHT0_M1) + 1;
-  f->w = REG(npu, R_IFM2_WIDTH0_M1) + 1;
-  f->c = depth;
-  f->nhcwb16 = (int)(REG(npu, R_IFM2_PRECISION) >> 6 & 3u);
-  f->zero_point = sext16(REG(npu, R_IFM2_ZERO_POINT));
-  f->data = (const int8_t*)npu->region[f->region];
-}
-
 static int not_s8(uint32_t precision) { return (precision & 1u) != 1u || (precision >> 2 & 3u) != 0u; }
 
 /* Refuses what the model does not implement; 0 when the operation can run. */
@@ -99,9 +85,11 @@ int32_t ethosu_op_elementwise(ethosu_npu_t* npu, uint32_t mode, int execute) {
   int32_t y, x, c, table;
 
   npu->unsupported = NULL;
+  /* 16- and 32-bit feature maps, CLZ, SHL, SHR: ethosu_elementwise_wide.c */
+  if (ethosu_elementwise_is_wide(npu, mode)) return ethosu_op_elementwise_wide(npu, mode, execute);
   ethosu_ifm(npu, &in);
   ethosu_ofm(npu, &out);
-  ifm2_fmap(npu, BROADCAST_C(bc) ? 1 : out.c, &in2);
+  ethosu_ifm2(npu, BROADCAST_C(bc) ? 1 : out.c, &in2);
   if (check(npu, mode, &in, &in2, &out, &table)) return 1;
   if (!execute) return 0;
 

@@ -8,8 +8,8 @@
 extern "C" {
 #endif
 
-/* Run one partition: buffers are its inputs, its outputs, then its scratch (Vela's regions 1 and 2
- * and the functional model's working memory); resource_handle is the tvm_device_ethos_u_t*. */
+/* Run one partition: buffers are its inputs, its outputs, then its scratch (Vela's region 1, when
+ * Vela needs one); resource_handle is the tvm_device_ethos_u_t*. */
 int32_t tvmd_ethosu_partition(const void* params, void* const* buffers, void* resource_handle);
 
 extern const tvmd_kernel_t tvmd_ethosu_partition_kernel;

@@ -1,12 +1,14 @@
 /*
  * The launch function on the functional model: what the NPU would do with
  * the command stream, run by the CPU, counting its commands, operations,
- * MACs and DMA bytes into the device struct.
+ * MACs and DMA bytes into the device struct.  Its own memory (the decoded
+ * weights) is tvmd_ethosu_npu_model_memory's, never the plan's.
  */
 #include <string.h>
 
 #include "ethosu.h"
 #include "ethosu_launch.h"
+#include "ethosu_memory.h"
 #include "ethosu_npu.h"
 #include "ethosu_stream.h"
 
@@ -27,8 +29,11 @@ int32_t tvmd_ethosu_launch(tvm_device_ethos_u_t* dev, const void* cms, size_t cm
     npu.region_size[r] = base_addr_sizes[r];
   }
   npu.read_only_regions = 1u; /* region 0: the weights and bias/scale records, in flash */
-  npu.weights = work->weights;
-  npu.weights_capacity = work->weight_slots;
+  if (work->weight_slots) {
+    npu.weights = tvmd_ethosu_npu_model_memory(work->weight_slots);
+    if (npu.weights == NULL) return TVMD_ERR_OUT_OF_MEMORY;
+    npu.weights_capacity = work->weight_slots;
+  }
   status = ethosu_stream_run((const uint8_t*)cms, (uint32_t)cms_size, &npu, 1, &report);
   dev->launches += 1;
   dev->commands += npu.commands;

@@ -18,9 +18,9 @@
 extern "C" {
 #endif
 
-/* The functional model's working memory (decoded weights), passed as the user argument. */
+/* What the functional model needs to know of the partition, passed as the user argument: the int16
+ * values of its own memory the stream's largest operation uses (tvmd_ethosu_npu_model_memory). */
 typedef struct tvmd_ethosu_work {
-  int16_t* weights;
   uint32_t weight_slots;
 } tvmd_ethosu_work_t;
 
