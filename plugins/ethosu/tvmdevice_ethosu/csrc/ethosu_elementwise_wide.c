@@ -8,7 +8,7 @@
  * scalar, with the operand order of NPU_SET_IFM2_BROADCAST, as for 8 bits.
  *
  *   MUL       A * B
- *   ADD, SUB  A * OPA_SCALE +/- B * OPB_SCALE (the 16-bit operand scaling mode only)
+ *   ADD, SUB  A +/- B, each scaled as IFM_PRECISION's scale_mode says (ethosu_operand_scale.c)
  *   CLZ       the leading zero bits of the 32-bit A (TOSA CLZ; 32 for 0)
  *   SHL       A << B, in 32 bits (TOSA LOGICAL_LEFT_SHIFT)
  *   SHR       A >> B, arithmetic; NATURAL rounding adds bit B-1 of A (TOSA
@@ -33,6 +33,7 @@
 
 #include "ethosu_fmap.h"
 #include "ethosu_npu.h"
+#include "ethosu_operand_scale.h"
 
 enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_MAX = 4, EW_CLZ = 7, EW_SHR = 8, EW_SHL = 9 };
 /* activation_clip_range (Arm's register interface) */
@@ -77,7 +78,9 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
     return ethosu_refuse(npu, "elementwise mode (LRELU, ABS, MIN or MAX) with a 16- or 32-bit feature map");
   }
   if (check_fm(npu, ifm_prec, in, "IFM_PRECISION (unsigned, or its format)")) return 1;
-  if ((ifm_prec >> 8 & 3u) != 0u) return ethosu_refuse(npu, "IFM_PRECISION scale_mode (32-bit operand scaling)");
+  if ((ifm_prec >> 8 & 3u) != 0u && mode != EW_ADD && mode != EW_SUB) {
+    return ethosu_refuse(npu, "IFM_PRECISION scale_mode (32-bit operand scaling)");
+  }
   if (binary(mode) && check_fm(npu, REG(npu, R_IFM2_PRECISION), in2, "IFM2_PRECISION (unsigned, or its format)")) return 1;
   if (check_fm(npu, ofm_prec, out, "OFM_PRECISION (unsigned, or its format)")) return 1;
   if (mode == EW_CLZ && (in->elem != 4u || out->elem != 4u)) return ethosu_refuse(npu, "IFM_PRECISION (CLZ not on 32 bits)");
@@ -97,15 +100,10 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
       return ethosu_refuse(npu, "OFM_PRECISION round_mode (SHR not NATURAL)");
     }
   }
-  if (mode == EW_ADD || mode == EW_SUB) {
-    if (!npu->set32[R1_OPA_SCALE] || !npu->set32[R1_OPB_SCALE]) return ethosu_refuse(npu, "OPA_SCALE/OPB_SCALE (never set)");
-    if (npu->hi32[R1_OPA_SCALE] != 0u || npu->reg32[R1_OPA_SCALE] > 0xFFFFu || npu->reg32[R1_OPB_SCALE] > 0xFFFFu) {
-      return ethosu_refuse(npu, "OPA_SCALE/OPB_SCALE (not 16-bit)");
-    }
-  }
+  if ((mode == EW_ADD || mode == EW_SUB) && ethosu_operand_scale_check(npu)) return 1;
   if (scaled) { /* the products' and sums' magnitude, times the OFM scale, within 64 bits */
     const uint64_t m1 = fm_magnitude(in), m2 = BROADCAST_SCALAR(bc) ? 0x10000u : fm_magnitude(in2);
-    const uint64_t bound = mode == EW_MUL ? m1 * m2 : m1 * npu->reg32[R1_OPA_SCALE] + m2 * npu->reg32[R1_OPB_SCALE];
+    const uint64_t bound = mode == EW_MUL ? m1 * m2 : ethosu_operand_scale_bound(npu, m1, m2);
     const int32_t shift = (int32_t)(npu->hi32[R1_OFM_SCALE] & 0x3Fu);
     if (!ethosu_rescale_fits(bound, wide ? 1u : npu->reg32[R1_OFM_SCALE], shift)) {
       return ethosu_refuse(npu, "OFM_SCALE (overflows 64 bits)");
@@ -164,7 +162,6 @@ static int64_t lut32(const ethosu_npu_t* npu, int32_t table, int64_t v) {
 int32_t ethosu_op_elementwise_wide(ethosu_npu_t* npu, uint32_t mode, int execute) {
   const uint32_t bc = REG(npu, R_IFM2_BROADCAST), act = REG(npu, R_ACTIVATION);
   const int32_t act_min = sext16(REG(npu, R_ACTIVATION_MIN)), act_max = sext16(REG(npu, R_ACTIVATION_MAX));
-  const int64_t opa = npu->reg32[R1_OPA_SCALE], opb = npu->reg32[R1_OPB_SCALE];
   const int64_t scale = npu->reg32[R1_OFM_SCALE];
   const int32_t shift = npu->hi32[R1_OFM_SCALE] & 0x3F;
   const uint32_t round_mode = REG(npu, R_OFM_PRECISION) >> 14 & 3u;
@@ -208,8 +205,8 @@ int32_t ethosu_op_elementwise_wide(ethosu_npu_t* npu, uint32_t mode, int execute
         b = OPERAND_ORDER_A(bc) ? first : second;
         switch (mode) {
           case EW_MUL: r = a * b; break;
-          case EW_ADD: r = a * opa + b * opb; break;
-          case EW_SUB: r = a * opa - b * opb; break;
+          case EW_ADD: r = ethosu_operand_scale_combine(npu, a, b, 0); break;
+          case EW_SUB: r = ethosu_operand_scale_combine(npu, a, b, 1); break;
           case EW_CLZ: r = clz32(a); break;
           case EW_SHL: r = (int64_t)(int32_t)((uint32_t)a << shift_amount(b)); break;
           default: { /* SHR, NATURAL rounding */

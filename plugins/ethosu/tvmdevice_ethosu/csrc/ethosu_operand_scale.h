@@ -6,8 +6,9 @@
  *               which Vela emits equal (its "simplified" scaling);
  *   OPA_32      operand A rescaled by the 32-bit OPA_SCALE and its shift,
  *   OPB_32      operand B rescaled by OPA_SCALE and its shift; the other
- *               operand is multiplied by 2^19 (Vela's "advanced" scaling, for
- *               inputs of different scales).
+ *               operand is multiplied by 2^19 for 8-bit feature maps, 2^14 for
+ *               16-bit ones (Vela's "advanced" scaling, for inputs of
+ *               different scales).
  *
  * Where each rule comes from is in docs/ethos-u.md.
  */
@@ -24,6 +25,9 @@ extern "C" {
 
 /* 0 when the model implements the operand scaling the registers hold; else refuses naming the field. */
 int ethosu_operand_scale_check(ethosu_npu_t* npu);
+
+/* At least the magnitude of A' + B' for operands of magnitude at most a and b. */
+uint64_t ethosu_operand_scale_bound(const ethosu_npu_t* npu, uint64_t a, uint64_t b);
 
 /* A + B (subtract: A - B) after each operand's scaling; a and b are read less their zero points. */
 int64_t ethosu_operand_scale_combine(const ethosu_npu_t* npu, int64_t a, int64_t b, int subtract);
