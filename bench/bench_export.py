@@ -6,12 +6,15 @@ on the linked image: flash code, the model's constants and its operators' params
 planned pools (host RAM, and device memory apart) and the stack's high-water mark; instructions
 of one warm run, counted under QEMU (deterministic).  Beside them: TFLM's arena and the model's size.
 With ``ethos-u``, each row also holds the NPU's work in the run (launches, commands, MACs, DMA bytes: the
-functional model's counters) and Vela's cycle estimate per partition (``--json``).
+functional model's counters), Vela's cycle estimate and SRAM figure per partition, and the memories the
+device keeps outside the pools (``metadata.json``'s ``devices[].memories``: Vela's fast scratch, the
+functional model's memory), in ``--json``; the table's "device memory" column adds them up.
 
     TVMDEVICE_MODELS_DIR=../shared/models python bench/bench_export.py [--cpus host,cortex-m55,cortex-m4] \
-        [--json] [--save]
+        [--targets "ethos-u, cmsis-nn, c"] [--json] [--save]
 
-``--save`` writes ``bench/figures/export.json``, from which ``bench/figures.py`` writes the README's table.
+``--save`` writes ``bench/figures/export.json``, from which ``bench/figures.py`` writes the README's table;
+with ``--targets`` it replaces only those targets' rows there.
 """
 
 from __future__ import annotations
@@ -45,8 +48,9 @@ def measure(path: Path, target: str, cpus: tuple[str, ...], work: Path) -> list[
     inputs = [rng.integers(-128, 128, size=module.graph.tensors[t].shape, dtype=np.int8) for t in module.graph.inputs]
     ref = tflm_run(model, inputs)
     constants = sum(t.nbytes for t in module.graph.tensors if t.is_constant)
-    vela_cycles = [c.details["vela_npu_cycles"] for c in module.prepared.values()
-                   if c.details and "vela_npu_cycles" in c.details]
+    vela = [c.details for c in module.prepared.values() if c.details and "vela_npu_cycles" in c.details]
+    meta = json.loads((out / "metadata.json").read_text())
+    memories = {m["name"]: m["bytes"] for d in meta["devices"] for m in d.get("memories", [])}
     rows = []
     for cpu in cpus:
         run = run_export(out, cpu, inputs)
@@ -58,13 +62,18 @@ def measure(path: Path, target: str, cpus: tuple[str, ...], work: Path) -> list[
         if "ethos-u" in run.devices:  # the NPU's work in the run, and Vela's estimate per partition
             npu = run.devices["ethos-u"]
             rows[-1]["npu"] = {**{k: npu[k] for k in ("launches", "commands", "macs", "dma_bytes")},
-                               "vela_npu_cycles": vela_cycles}
+                               "vela_npu_cycles": [d["vela_npu_cycles"] for d in vela],
+                               "vela_sram_bytes": [d["vela_sram_bytes"] for d in vela]}
+        if memories:
+            rows[-1]["device_memories"] = memories
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpus", default=",".join(CPUS), help="comma-separated CPUs (default: %(default)s)")
+    parser.add_argument("--targets", default=None,
+                        help=f"targets to measure, separated by ';' (default: all of {'; '.join(TARGETS)})")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
     parser.add_argument("--save", action="store_true",
                         help="also save the rows as bench/figures/export.json, the README's table (bench/figures.py)")
@@ -74,7 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     cpus = tuple(c.strip() for c in args.cpus.split(",") if c.strip())
     rows: list[dict] = []
-    jobs = [(name, t) for name in MODELS for t in TARGETS]
+    targets = TARGETS if args.targets is None else tuple(t.strip() for t in args.targets.split(";") if t.strip())
+    unknown = [t for t in targets if t not in TARGETS]
+    if unknown:
+        parser.error(f"--targets: unknown {', '.join(map(repr, unknown))} (known: {'; '.join(TARGETS)})")
+    jobs = [(name, t) for name in MODELS for t in targets]
     with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp, Progress(transient=True) as progress:
         task = progress.add_task("export, build, run", total=len(jobs))
         for name, target in jobs:
@@ -84,6 +97,10 @@ def main(argv: list[str] | None = None) -> int:
                 progress.console.print(f"{name} on {target!r}: {exc}", style="red")
             progress.advance(task)
     if args.save:
+        if args.targets is not None:  # the other targets' saved rows stay, in the table's order
+            kept = [r for r in figures.load("export") if r["target"] not in targets]
+            rows = sorted(kept + rows, key=lambda r: (MODELS.index(r["model"]), TARGETS.index(r["target"]),
+                                                      CPUS.index(r["cpu"]) if r["cpu"] in CPUS else len(CPUS)))
         print(f"saved {figures.save('export', rows)}", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=1))

@@ -59,7 +59,9 @@ def memory_table(rows: list[dict]) -> str:
 def _export_row(r: dict) -> str:
     f, ram = r["flash"], r["ram"]
     host = ram["pools"].get("host", 0)
-    device = sum(v for k, v in ram["pools"].items() if k != "host")
+    # a device's own memory: its pools, and what its C keeps outside them (an NPU's fast scratch and
+    # functional model: metadata.json's devices[].memories)
+    device = sum(v for k, v in ram["pools"].items() if k != "host") + sum(r.get("device_memories", {}).values())
     stack = f"{ram['stack']:,}" if ram["stack"] is not None else "–"
     instr = f"{r['instructions']:,}" if r["instructions"] is not None else "–"
     ratio = f["constants"] / r["model_constants"] if r["model_constants"] else 0

@@ -19,5 +19,7 @@ HERE = Path(__file__).resolve().parent
 setup(ext_modules=extensions(
     {"tvmdevice_ethosu._ethosu": ["tvmdevice_ethosu/_ethosu.pyx", "tvmdevice_ethosu/csrc/*.c",
                                  "tvmdevice_ethosu/hostc/*.c"]},
-    declarations="tvmdevice_ethosu.device", params="PARAMS", extra_compile_args=["-O3"], root=HERE),
+    declarations="tvmdevice_ethosu.device", params="PARAMS",
+    # the host decodes each weight stream once (hostc/ethosu_weight_cache.h); an export decodes per run
+    extra_compile_args=["-O3", "-DTVMD_ETHOSU_WEIGHT_CACHE"], root=HERE),
     options=setup_options(HERE))

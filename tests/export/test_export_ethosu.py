@@ -199,3 +199,6 @@ def test_run_json_reports_the_npu_counters_and_vela_estimates(exports, models_di
     assert part["details"]["vela_npu_cycles"] > 0
     (memory,) = j["device_memories"]["ethos-u"]
     assert memory["name"] == "npu_model" and memory["bytes"] == part["details"]["npu_model_bytes"]
+    assert main(["run", str(out), "--cpu", "host", "-i", str(tmp_path / "x.npy")]) == 0
+    shown = f"ethos-u memory outside the pools: npu_model {memory['bytes']:,} B (.bss.tvmd_npu_model)"
+    assert shown in capsys.readouterr().out

@@ -69,3 +69,17 @@ def test_a_truncated_stream_or_a_short_buffer_is_refused():
 def test_random_bytes_never_crash_the_decoder(stream, capacity):
     n, _ = decode(stream, capacity)
     assert -2 <= n <= capacity
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_sparse, min_size=1, max_size=3000), st.data())
+def test_a_window_of_the_stream_decodes_as_that_slice(weights, data):
+    # what one OFM block reads: the weights [skip, skip + n) of the stream, the decoder stopping there
+    stream = np.frombuffer(bytes(mlw_codec.encode(weights)), np.uint8)
+    skip = data.draw(st.integers(0, len(weights) + 2))
+    n = data.draw(st.integers(0, len(weights) + 2))
+    out = np.full(n, 999, np.int16)
+    got = _ethosu.mlw_decode_window(stream, skip, out)
+    end = min(skip + n, len(weights))
+    assert got == min(skip + n, len(weights))
+    assert out[:max(end - skip, 0)].tolist() == weights[skip:end]

@@ -191,6 +191,8 @@ def stream_run(const uint8_t[::1] payload, regions):
 # ------------------------------------------------------------------ weights
 cdef extern from "ethosu_weights.h" nogil:
     int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, uint32_t capacity)
+    int32_t ethosu_mlw_decode_window(const uint8_t* stream, uint32_t size, uint32_t skip, int16_t* out,
+                                     uint32_t capacity)
 
 
 def mlw_decode(const uint8_t[::1] stream, int16_t[::1] out):
@@ -201,3 +203,34 @@ def mlw_decode(const uint8_t[::1] stream, int16_t[::1] out):
         raise ValueError("a weight stream or buffer over 4 GiB")
     return ethosu_mlw_decode(&stream[0] if stream.shape[0] else &empty, <uint32_t>stream.shape[0],
                              &out[0] if out.shape[0] else &none, <uint32_t>out.shape[0])
+
+
+def mlw_decode_window(const uint8_t[::1] stream, uint32_t skip, int16_t[::1] out):
+    """Decode the weights numbered ``skip`` .. ``skip + len(out)`` of a Vela weight stream into ``out``:
+    ``skip`` plus the number written, or -1 (malformed)."""
+    cdef uint8_t empty = 0
+    cdef int16_t none = 0
+    if stream.shape[0] > 0xFFFFFFFF or out.shape[0] > 0xFFFFFFFF:
+        raise ValueError("a weight stream or buffer over 4 GiB")
+    return ethosu_mlw_decode_window(&stream[0] if stream.shape[0] else &empty, <uint32_t>stream.shape[0], skip,
+                                    &out[0] if out.shape[0] else &none, <uint32_t>out.shape[0])
+
+
+# ------------------------------------------------------------------ the host's weight cache
+cdef extern from "ethosu_weight_cache.h" nogil:
+    uint32_t ethosu_weight_cache_entries()
+    int ethosu_weight_cache_on()
+    void ethosu_weight_cache_set(int on)
+
+
+def weight_cache(on=None):
+    """Whether the calling thread's functional model keeps decoded weights (the default); ``on=False``
+    makes it decode each OFM block's weights when it runs, as an exported model does."""
+    if on is not None:
+        ethosu_weight_cache_set(1 if on else 0)
+    return bool(ethosu_weight_cache_on())
+
+
+def weight_cache_entries():
+    """The weight streams the host's functional model has decoded and keeps, on the calling thread."""
+    return ethosu_weight_cache_entries()

@@ -14,6 +14,9 @@
 #include "ethosu_fmap.h"
 #include "ethosu_npu.h"
 #include "ethosu_weights.h"
+#ifdef TVMD_ETHOSU_WEIGHT_CACHE
+#include "ethosu_weight_cache.h"
+#endif
 
 /* The order Vela's Ethos-U55 weight encoder writes weights in (EthosUWeightOrdering in Vela's
  * ethos_u55_weight_encoder.cpp): calls `put` with each encoded position's (o, y, x, i), or -1
@@ -24,12 +27,15 @@ typedef struct {
   int depthwise, part_kernel;
 } order_t;
 
-/* With `ohwi` NULL, only counts the positions (the layout's length). */
-static int64_t place_weights(const order_t* o, const int16_t* decoded, int64_t count, int16_t* ohwi) {
+/* The positions of OFM channels [ob_begin, ob_end) (whole OFM blocks: the stream holds each block's
+ * weights one after another), `decoded` holding them from the first; `ohwi` gets channel ob_begin
+ * first.  With `ohwi` NULL, only counts the positions (the range's length in the stream). */
+static int64_t place_weights(const order_t* o, const int16_t* decoded, int64_t count, int16_t* ohwi,
+                             int32_t ob_begin, int32_t ob_end) {
   int64_t n = 0;
   int32_t ob, ib, sy, sx, outer, ou, el, inner, oz, iz;
   const int32_t src_i = o->depthwise ? 1 : o->ifm_depth;
-  for (ob = 0; ob < o->ofm_depth; ob += o->ofm_block_depth) {
+  for (ob = ob_begin; ob < ob_end; ob += o->ofm_block_depth) {
     const int32_t ob_depth = o->ofm_depth - ob < o->ofm_block_depth ? o->ofm_depth - ob : o->ofm_block_depth;
     for (ib = 0; ib < (o->depthwise ? 1 : o->ifm_depth); ib += o->ifm_block_depth) {
       int32_t ib_depth = o->depthwise ? o->ifm_ublock : o->ifm_block_depth;
@@ -51,7 +57,8 @@ static int64_t place_weights(const order_t* o, const int16_t* decoded, int64_t c
                       const int32_t i = ib + inner + outer + iz, oc = ob + ou + oz;
                       if (n >= count) return -1; /* the stream holds fewer weights than the layout */
                       if (ohwi != NULL && i < src_i && oc < o->ofm_depth && ky < sub_h) {
-                        ohwi[((int64_t)(oc * o->kh + sy + ky) * o->kw + sx + kx) * src_i + i] = decoded[n];
+                        ohwi[((int64_t)((oc - ob_begin) * o->kh + sy + ky) * o->kw + sx + kx) * src_i + i] =
+                            decoded[n];
                       }
                       n++;
                     }
@@ -104,7 +111,8 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   fmap_t in, out;
   order_t order;
   uint32_t wregion, sregion;
-  uint64_t wbase, wlen, sbase, slen, weight_count;
+  uint64_t wbase, wlen, sbase, slen, weight_count, block_slots;
+  const int16_t* weights; /* every OFM block's dense weights, OHWI (depthwise: O, H, W), when kept whole */
   int32_t oy, ox, oc, table;
 
   npu->unsupported = NULL;
@@ -148,6 +156,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   if (sbase + slen > npu->region_size[sregion] || slen < 10u * (uint64_t)out.c) return ethosu_refuse(npu, "SCALE_BASE/LENGTH");
 
   weight_count = (uint64_t)out.c * (uint64_t)kh * (uint64_t)kw * (uint64_t)(depthwise ? 1 : in.c);
+  memset(&order, 0, sizeof(order)); /* compared whole by the host's weight cache */
   order.ofm_depth = out.c;
   order.ifm_depth = depthwise ? 1 : in.c;
   order.kh = kh;
@@ -162,84 +171,135 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   order.decomp_y = 8 / dil_y;
   order.round = depthwise ? 4 : order.part_kernel ? 4 : 1;
   {
-    /* working memory: the dense weights, then the decoded stream (the layout's length) */
-    /* after the dense weights: the decoded stream, then (reusing it) one IFM window, gathered */
-    const uint64_t layout = (uint64_t)place_weights(&order, NULL, INT64_MAX, NULL);
-    const uint64_t window = depthwise ? 0u : (uint64_t)kh * (uint64_t)kw * (uint64_t)in.c;
-    const uint64_t need = weight_count + (layout > window ? layout : window);
+    /* The functional model's memory, as the NPU's weight decoder works: one OFM block at a time, its
+     * dense weights, then its decoded stream, then (reusing it) one IFM window, gathered. */
+    const uint64_t per_oc = (uint64_t)kh * (uint64_t)kw * (uint64_t)(depthwise ? 1 : in.c);
+    const uint64_t window = depthwise ? 0u : per_oc;
+    uint64_t longest = 0, need;
+    int32_t ob;
+    for (ob = 0; ob < out.c; ob += order.ofm_block_depth) {
+      const int32_t ob_end = out.c - ob < order.ofm_block_depth ? out.c : ob + order.ofm_block_depth;
+      const uint64_t len = (uint64_t)place_weights(&order, NULL, INT64_MAX, NULL, ob, ob_end);
+      if (len > longest) longest = len;
+    }
+    block_slots = (uint64_t)(out.c < order.ofm_block_depth ? out.c : order.ofm_block_depth) * per_oc;
+    need = block_slots + (longest > window ? longest : window);
     if (need > UINT32_MAX) return ethosu_refuse(npu, "weights (over 4G)");
     if (need > npu->weight_slots_needed) npu->weight_slots_needed = (uint32_t)need;
     if (execute && need > npu->weights_capacity) return ethosu_refuse(npu, "weights (beyond the working memory)");
   }
   if (!execute) return 0;
 
-  {
-    /* decode into the tail of the working memory, place into its head */
-    int16_t* dense = npu->weights;
-    int16_t* decoded = npu->weights + weight_count;
-    const int32_t n = ethosu_mlw_decode(npu->region[wregion] + wbase, (uint32_t)wlen, decoded,
-                                        (uint32_t)(npu->weights_capacity - weight_count));
+  weights = NULL; /* all OFM blocks' dense weights at once: the host's weight cache only */
+#ifdef TVMD_ETHOSU_WEIGHT_CACHE
+  /* the host decodes a stream once: the same bytes laid out the same way give the same weights */
+  if (ethosu_weight_cache_on()) {
+    weights = ethosu_cached_weights(npu->region[wregion] + wbase, (uint32_t)wlen, &order, sizeof(order),
+                                    (uint32_t)weight_count);
+  }
+  if (weights == NULL && ethosu_weight_cache_on()) {
+    const uint64_t layout = (uint64_t)place_weights(&order, NULL, INT64_MAX, NULL, 0, out.c);
+    int16_t* dense = ethosu_weight_cache_work(weight_count + layout);
+    int32_t n;
+    if (dense == NULL || weight_count + layout > UINT32_MAX) return ethosu_refuse(npu, "weights (out of host memory)");
+    n = ethosu_mlw_decode_window(npu->region[wregion] + wbase, (uint32_t)wlen, 0, dense + weight_count,
+                                 (uint32_t)layout);
     if (n < 0) return ethosu_refuse(npu, "weight stream (malformed)");
     memset(dense, 0, (size_t)weight_count * sizeof(int16_t));
-    if (place_weights(&order, decoded, n, dense) < 0) return ethosu_refuse(npu, "weight stream (shorter than its layout)");
+    if (place_weights(&order, dense + weight_count, n, dense, 0, out.c) < 0) {
+      return ethosu_refuse(npu, "weight stream (shorter than its layout)");
+    }
+    ethosu_keep_weights(npu->region[wregion] + wbase, (uint32_t)wlen, &order, sizeof(order), dense,
+                        (uint32_t)weight_count);
+    weights = dense;
   }
+#endif
   in.data = (const int8_t*)(npu->region[in.region]);
-  if (depthwise) {
-    for (oc = 0; oc < out.c; oc++) {
-      const uint64_t coff = in.nhcwb16 ? (uint64_t)(oc / 16) * in.stride_c + (uint64_t)(oc % 16) : (uint64_t)oc;
-      const int16_t* w = npu->weights + (int64_t)oc * kh * kw;
-      int64_t bias, scale;
-      int32_t shift;
-      scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
-      for (oy = 0; oy < out.h; oy++) {
-        for (ox = 0; ox < out.w; ox++) {
-          int32_t acc = 0, ky, kx; /* 32-bit, as the NPU's ACC_FORMAT I32 and TFLM's accumulators */
-          for (ky = 0; ky < kh; ky++) {
-            const int32_t iy = oy * stride_y - pad_top + ky * dil_y;
-            if (iy < 0 || iy >= in.h) continue; /* padding reads the zero point: contributes nothing */
-            for (kx = 0; kx < kw; kx++) {
-              const int32_t ix = ox * stride_x - pad_left + kx * dil_x;
-              if (ix < 0 || ix >= in.w) continue;
-              acc += (in.data[in.base + (uint64_t)iy * in.stride_y + (uint64_t)ix * in.stride_x + coff] - in.zero_point) *
-                     w[ky * kw + kx];
+  {
+    const int32_t per_oc = kh * kw * (depthwise ? 1 : in.c);
+    uint32_t start = 0; /* the stream's position of the block's first weight */
+    int32_t ob;
+    for (ob = 0; ob < out.c; ob += order.ofm_block_depth) {
+      const int32_t ob_end = out.c - ob < order.ofm_block_depth ? out.c : ob + order.ofm_block_depth;
+      const int16_t* wb; /* the block's dense weights: channel ob first */
+      if (weights != NULL) {
+        wb = weights + (int64_t)ob * per_oc;
+      } else {
+        /* decode the block's part of the stream into the tail of the memory, place it into its head */
+        int16_t* dense = npu->weights;
+        int16_t* decoded = npu->weights + block_slots;
+        const int64_t len = place_weights(&order, NULL, INT64_MAX, NULL, ob, ob_end);
+        const int32_t n = ethosu_mlw_decode_window(npu->region[wregion] + wbase, (uint32_t)wlen, start, decoded,
+                                                   (uint32_t)len);
+        if (n < 0) return ethosu_refuse(npu, "weight stream (malformed)");
+        memset(dense, 0, (size_t)(ob_end - ob) * (size_t)per_oc * sizeof(int16_t));
+        if ((uint32_t)n < start ||
+            place_weights(&order, decoded, (int64_t)((uint32_t)n - start), dense, ob, ob_end) < 0) {
+          return ethosu_refuse(npu, "weight stream (shorter than its layout)");
+        }
+        start += (uint32_t)len;
+        wb = dense;
+      }
+      if (depthwise) {
+        for (oc = ob; oc < ob_end; oc++) {
+          const uint64_t coff = in.nhcwb16 ? (uint64_t)(oc / 16) * in.stride_c + (uint64_t)(oc % 16) : (uint64_t)oc;
+          const int16_t* w = wb + (int64_t)(oc - ob) * kh * kw;
+          int64_t bias, scale;
+          int32_t shift;
+          scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
+          for (oy = 0; oy < out.h; oy++) {
+            for (ox = 0; ox < out.w; ox++) {
+              int32_t acc = 0, ky, kx; /* 32-bit, as the NPU's ACC_FORMAT I32 and TFLM's accumulators */
+              for (ky = 0; ky < kh; ky++) {
+                const int32_t iy = oy * stride_y - pad_top + ky * dil_y;
+                if (iy < 0 || iy >= in.h) continue; /* padding reads the zero point: contributes nothing */
+                for (kx = 0; kx < kw; kx++) {
+                  const int32_t ix = ox * stride_x - pad_left + kx * dil_x;
+                  if (ix < 0 || ix >= in.w) continue;
+                  acc += (in.data[in.base + (uint64_t)iy * in.stride_y + (uint64_t)ix * in.stride_x + coff] -
+                          in.zero_point) * w[ky * kw + kx];
+                }
+              }
+              write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min,
+                        act_max, table);
             }
           }
-          write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min, act_max, table);
         }
-      }
-    }
-  } else {
-    /* each output position's IFM window, less the zero point (padding: 0), gathered once in OHWI's
-     * (ky, kx, ic) order, then one dot product per output channel */
-    const int32_t window = kh * kw * in.c;
-    int16_t* patch = npu->weights + weight_count;
-    for (oy = 0; oy < out.h; oy++) {
-      for (ox = 0; ox < out.w; ox++) {
-        int32_t ky, kx, ic, k = 0;
-        for (ky = 0; ky < kh; ky++) {
-          const int32_t iy = oy * stride_y - pad_top + ky * dil_y;
-          for (kx = 0; kx < kw; kx++) {
-            const int32_t ix = ox * stride_x - pad_left + kx * dil_x;
-            if (iy < 0 || iy >= in.h || ix < 0 || ix >= in.w) { /* padding reads the zero point */
-              for (ic = 0; ic < in.c; ic++) patch[k++] = 0;
-              continue;
-            }
-            {
-              const int8_t* px = in.data + in.base + (uint64_t)iy * in.stride_y + (uint64_t)ix * in.stride_x;
-              for (ic = 0; ic < in.c; ic++) {
-                const int8_t x = in.nhcwb16 ? px[(uint64_t)(ic / 16) * in.stride_c + (uint64_t)(ic % 16)] : px[ic];
-                patch[k++] = (int16_t)(x - in.zero_point);
+      } else {
+        /* each output position's IFM window, less the zero point (padding: 0), gathered in OHWI's
+         * (ky, kx, ic) order, then one dot product per output channel of the block */
+        const int32_t window = per_oc;
+        int16_t* patch = npu->weights + block_slots;
+        for (oy = 0; oy < out.h; oy++) {
+          for (ox = 0; ox < out.w; ox++) {
+            int32_t ky, kx, ic, k = 0;
+            for (ky = 0; ky < kh; ky++) {
+              const int32_t iy = oy * stride_y - pad_top + ky * dil_y;
+              for (kx = 0; kx < kw; kx++) {
+                const int32_t ix = ox * stride_x - pad_left + kx * dil_x;
+                if (iy < 0 || iy >= in.h || ix < 0 || ix >= in.w) { /* padding reads the zero point */
+                  for (ic = 0; ic < in.c; ic++) patch[k++] = 0;
+                  continue;
+                }
+                {
+                  const int8_t* px = in.data + in.base + (uint64_t)iy * in.stride_y + (uint64_t)ix * in.stride_x;
+                  for (ic = 0; ic < in.c; ic++) {
+                    const int8_t x = in.nhcwb16 ? px[(uint64_t)(ic / 16) * in.stride_c + (uint64_t)(ic % 16)] : px[ic];
+                    patch[k++] = (int16_t)(x - in.zero_point);
+                  }
+                }
               }
             }
+            for (oc = ob; oc < ob_end; oc++) {
+              const int16_t* w = wb + (int64_t)(oc - ob) * window;
+              int64_t bias, scale;
+              int32_t shift, acc = 0, j;
+              for (j = 0; j < window; j++) acc += patch[j] * w[j];
+              scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
+              write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min,
+                        act_max, table);
+            }
           }
-        }
-        for (oc = 0; oc < out.c; oc++) {
-          const int16_t* w = npu->weights + (int64_t)oc * window;
-          int64_t bias, scale;
-          int32_t shift, acc = 0, j;
-          for (j = 0; j < window; j++) acc += patch[j] * w[j];
-          scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
-          write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min, act_max, table);
         }
       }
     }

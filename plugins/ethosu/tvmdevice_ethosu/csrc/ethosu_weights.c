@@ -64,7 +64,20 @@ static int16_t weight_value(int32_t index, const int16_t* palette, int palsize, 
  * control keeps the weights and the zero runs within a few chunks of each other. */
 #define RING 64
 
-int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, uint32_t capacity) {
+/* The values numbered [skip, skip + capacity) go to out[0..capacity); with `strict`, a value past them is
+ * an error (-2), else the decoder stops there (returning skip + capacity). */
+#define EMIT(v)                                                 \
+  do {                                                          \
+    if (written >= skip && written - skip >= capacity) {        \
+      if (strict) return -2;                                    \
+      return (int32_t)written;                                  \
+    }                                                           \
+    if (written >= skip) out[written - skip] = (int16_t)(v);    \
+    written++;                                                  \
+  } while (0)
+
+static int32_t decode(const uint8_t* stream, uint32_t size, uint32_t skip, int16_t* out, uint32_t capacity,
+                      int strict) {
   bits_t b = {stream, size, 0, 0};
   int32_t w_val[RING], z_val[RING];
   int16_t palette[32];
@@ -174,18 +187,17 @@ int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, ui
       /* write out what is complete: a new palette's slice may start with zeros (run 0), then each
        * weight and the zero run after it */
       if (runs && newpal && !lead && z_done > 0) {
-        if ((uint32_t)z_val[0] > capacity - written || z_val[0] < 0) return -2;
-        for (i = 0; i < z_val[0]; i++) out[written++] = 0;
+        if (z_val[0] < 0) return -1;
+        for (i = 0; i < z_val[0]; i++) EMIT(0);
         lead = 1;
       }
       while (emitted < w_done && (!runs || ((lead || !newpal) && z_done > emitted + newpal))) {
         const int32_t index = w_val[emitted % RING];
         int32_t zeros = runs ? z_val[(emitted + newpal) % RING] : 0;
         if (index >= 512 || index < 0) return -1; /* the hardware's weights are 9 bits */
-        if (written >= capacity) return -2;
-        out[written++] = weight_value(index, palette, palsize, diroffset);
-        if (zeros < 0 || (uint32_t)zeros > capacity - written) return -2;
-        for (; zeros > 0; zeros--) out[written++] = 0;
+        EMIT(weight_value(index, palette, palsize, diroffset));
+        if (zeros < 0) return -1;
+        for (; zeros > 0; zeros--) EMIT(0);
         emitted++;
       }
       w_prev = w_on;
@@ -196,4 +208,14 @@ int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, ui
 
     if (emitted != w_n || (runs && newpal && !lead)) return -1; /* the slice ended short */
   }
+}
+
+int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, uint32_t capacity) {
+  return decode(stream, size, 0, out, capacity, 1);
+}
+
+int32_t ethosu_mlw_decode_window(const uint8_t* stream, uint32_t size, uint32_t skip, int16_t* out,
+                                 uint32_t capacity) {
+  if (skip > UINT32_MAX - capacity) return -2;
+  return decode(stream, size, skip, out, capacity, 0);
 }

@@ -17,6 +17,13 @@ extern "C" {
  * memory beside `out` (a few hundred bytes of stack). */
 int32_t ethosu_mlw_decode(const uint8_t* stream, uint32_t size, int16_t* out, uint32_t capacity);
 
+/* Decode the weights numbered [skip, skip + capacity) of the stream into out[0..capacity), stopping
+ * after them: what the NPU's weight decoder holds of one OFM block.  Returns skip plus the number
+ * written (less than skip + capacity when the stream ends first), or -1 for a malformed or truncated
+ * stream. */
+int32_t ethosu_mlw_decode_window(const uint8_t* stream, uint32_t size, uint32_t skip, int16_t* out,
+                                 uint32_t capacity);
+
 #ifdef __cplusplus
 }
 #endif
