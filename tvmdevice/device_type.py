@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +40,11 @@ class DeviceType:
     :param options: target options the device accepts, typed, with defaults.
     :param memory: :class:`MemoryKind` of its data space.
     :param operators: operator types (TFLite names) it can run, subject to the
-        per-operator parameter check of ``tvmdevice_check_operator``.
+        per-operator parameter check of ``tvmdevice_check_operator``: its kernel keys
+        (:func:`tvmdevice.ops.kernel_key`).  Any :class:`collections.abc.Set` is kept as given, so a
+        device whose claims come from its compiler (one that ``compiles_partitions``) may pass a
+        lazy set that reads them on first use (discovery does not read it); other iterables
+        become a frozenset.
     :param is_host: whether it can be the host (last entry) of a target.
     :param description: one line shown by ``tvmdevice plugins``.
     :param folds_pad: its CONV_2D and DEPTHWISE_CONV_2D kernels read any window padding from the op
@@ -59,7 +64,7 @@ class DeviceType:
     api_version: int = PLUGIN_API_VERSION
     options: tuple[TargetOption, ...] = ()
     memory: MemoryKind = MemoryKind.HOST
-    operators: frozenset[str] = frozenset()
+    operators: AbstractSet[str] = frozenset()
     is_host: bool = False
     description: str = ""
     folds_pad: bool = False
@@ -79,7 +84,8 @@ class DeviceType:
         keys = [o.name for o in self.options]
         if len(set(keys)) != len(keys):
             raise ValueError(f"device type {self.name!r}: duplicate option names in {keys}")
-        object.__setattr__(self, "operators", frozenset(self.operators))
+        if not isinstance(self.operators, AbstractSet):
+            object.__setattr__(self, "operators", frozenset(self.operators))
         object.__setattr__(self, "memory", MemoryKind(self.memory))
 
     @property

@@ -324,7 +324,10 @@ class Registry:
             if all(t.memory is MemoryKind.HOST for t in types):
                 required = required - _defaults.HOST_MEMORY_HOOKS  # the framework provides them
             missing = sorted(h for h in required if find_impl(self.pm, h, *parts) is None)
-            if any(t.operators for t in types) and find_impl(self.pm, "tvmdevice_prepare_operator", *parts) is None:
+            # a device that compiles partitions claims its operators through tvmdevice_prepare_partition
+            # (and its claims may be read lazily: not here)
+            if any(not t.compiles_partitions and t.operators for t in types) and \
+                    find_impl(self.pm, "tvmdevice_prepare_operator", *parts) is None:
                 missing.append("tvmdevice_prepare_operator")
             if any(t.compiles_partitions for t in types) and \
                     find_impl(self.pm, "tvmdevice_prepare_partition", *parts) is None:

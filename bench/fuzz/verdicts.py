@@ -67,6 +67,32 @@ _TINY_QUANTIZE_SCALE = 1e-9
 _TFLM_WRONG_RANK = 8
 
 
+#: TFLM's int8 LOGISTIC/TANH input rescale: ``input_scale * 2**(31 - 4)``, then ``frexp``.
+_ACTIVATION_INPUT_BITS = 27
+
+
+def _activation_radius_undefined(tensor: Any) -> str | None:
+    """Why an int8 LOGISTIC's or TANH's input quantization makes TFLM's Prepare undefined, or None: its
+    ``CalculateInputRadius`` shifts ``1LL`` left by the frexp exponent of ``scale * 2**27``, undefined
+    from 63 (``1LL << 63`` overflows; from 64 x86 takes the count mod 64, so the radius is wrong)."""
+    import math
+
+    import tflite
+
+    q = tensor.Quantization()
+    if tensor.Type() != tflite.TensorType.INT8 or q is None or not q.ScaleLength():
+        return None
+    scale = float(q.Scale(0))
+    if not math.isfinite(scale) or scale <= 0:
+        return None
+    exponent = math.frexp(scale * float(1 << _ACTIVATION_INPUT_BITS))[1]
+    if exponent < 63:
+        return None
+    return (f"input scale {scale:g} gives input_left_shift {exponent}: TFLM's CalculateInputRadius shifts 1LL "
+            "by it, undefined behaviour (tests/fixtures/fuzz/logistic_input_scale_huge.tflite; LiteRT agrees "
+            "with tvmdevice)")
+
+
 def tflm_undefined(data: bytes) -> str | None:
     """Why TFLM's output on ``data`` is undefined (see the module doc), or None."""
     import tflite
@@ -91,7 +117,15 @@ def tflm_undefined(data: bytes) -> str | None:
             op = g.Operators(k)
             code = m.OperatorCodes(op.OpcodeIndex())
             builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
-            if builtin != tflite.BuiltinOperator.QUANTIZE or not op.InputsLength() or not op.OutputsLength():
+            if not op.InputsLength() or not op.OutputsLength():
+                continue
+            if builtin in (tflite.BuiltinOperator.LOGISTIC, tflite.BuiltinOperator.TANH):
+                why = _activation_radius_undefined(g.Tensors(op.Inputs(0)))
+                if why:
+                    name = "LOGISTIC" if builtin == tflite.BuiltinOperator.LOGISTIC else "TANH"
+                    return f"operator #{k} {name}: {why}"
+                continue
+            if builtin != tflite.BuiltinOperator.QUANTIZE:
                 continue
             src, dst = g.Tensors(op.Inputs(0)), g.Tensors(op.Outputs(0))
             q = dst.Quantization()

@@ -46,8 +46,9 @@ def test_tflite_micro_refuses_it_too(name):
 
 
 #: The inputs of the files tvmdevice runs where tflite-micro is wrong (their entries' "input").
-WRONG_IN_TFLM_INPUTS = {"fully_connected_output_rank8.tflite": (np.arange(16) * 29 % 256 - 128).astype(np.int8)
-                        .reshape(1, 16)}
+_SPREAD_16 = (np.arange(16) * 29 % 256 - 128).astype(np.int8).reshape(1, 16)
+WRONG_IN_TFLM_INPUTS = {"fully_connected_output_rank8.tflite": _SPREAD_16,
+                        "logistic_input_scale_huge.tflite": _SPREAD_16}
 
 
 def test_every_file_tvmdevice_runs_is_one_where_tflite_micro_is_wrong():

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator, Set
+
 import numpy as np
 import pytest
 from plugin_fixtures import load_fixture_module
@@ -11,6 +14,7 @@ from tvmdevice.aot.builder import ModelBuilder
 from tvmdevice.aot.memory_plan import tensor_key
 from tvmdevice.aot.schedule import HOST, SCRATCH, KernelStep
 from tvmdevice.errors import TensorUnavailableError
+from tvmdevice.layout import Field, Layout
 from tvmdevice.partition import PARTITION_TYPE
 from tvmdevice.testing.reference import run_graph
 
@@ -147,3 +151,46 @@ def test_tensors_inside_a_scratch_share_bytes_only_while_the_call_runs(fuser, re
     assert inside[second.inputs[0]] == inside[second.outputs[0]] == second.first  # consumed, produced
     _check_bit_exact(module)
     assert fuser.IN_SCRATCH == [[True, False], [True, True]]
+
+
+class _LazyClaims(Set):
+    """Kernel keys read on first use, counting the reads (a partition compiler's claims)."""
+
+    def __init__(self, keys: frozenset[str]) -> None:
+        self._all, self.reads = keys, 0
+
+    def _keys(self) -> frozenset[str]:
+        self.reads += 1
+        return self._all
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._keys()))
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+
+def test_a_partition_compiler_claims_operators_lazily_without_prepare_operator(registry, monkeypatch):
+    from tvmdevice.optable import build
+    from tvmdevice.testing.contracts import CheckContext
+    from tvmdevice.testing.runner import execute_check
+
+    claims = _LazyClaims(frozenset({"CONV_2D", "ADD"}))
+    mod = load_fixture_module("fixture_fuser")
+    layout = Layout("tvm_device_lazyfuser_t", (Field("active", "uint32_t"),))
+    monkeypatch.setattr(mod, "DEVICE_TYPE", dataclasses.replace(mod.DEVICE_TYPE, name="lazyfuser", layout=layout,
+                                                                operators=claims))
+    registry.register(mod, "lazyfuser")  # no tvmdevice_prepare_operator: a partition compiler needs none
+    assert registry.device_type("lazyfuser").operators is claims and claims.reads == 0  # discovery read nothing
+    rows = {r.key: r.devices for r in build(registry).rows}
+    assert "lazyfuser" in rows["CONV_2D"] and "lazyfuser" in rows["ADD"] and "lazyfuser" not in rows["MUL"]
+    assert claims.reads > 0
+    # the kernels contract asks the partition compiler's own check (its partitions are prepared whole)
+    note = execute_check(CheckContext("lazyfuser", registry, examples=3), "kernels", "bit-exact")
+    assert note is not None and "ADD " in note and "CONV_2D " in note

@@ -107,3 +107,15 @@ def test_tflm_undefined_results_are_explained_not_disagreements():
     q2 = ModelBuilder(seed=3)
     q2.output(q2.quantize(q2.input((1, 8), dtype="float32"), 0.05))
     assert fuzz.tflm_undefined(q2.build()) is None
+
+
+def test_an_activation_input_scale_past_tflms_shift_range_is_undefined_there():
+    """LOGISTIC/TANH: TFLM's CalculateInputRadius shifts 1LL by frexp(scale * 2^27)'s exponent (>= 63: undefined)."""
+    fixture = Path(__file__).parents[1] / "fixtures" / "fuzz" / "logistic_input_scale_huge.tflite"
+    assert "input_left_shift 154" in fuzz.tflm_undefined(fixture.read_bytes())
+    from tvmdevice.aot.builder import ModelBuilder
+
+    for scale, undefined in ((1e38, True), (2.0 ** 35, True), (2.0 ** 34, False), (0.05, False)):
+        b = ModelBuilder(seed=4)
+        b.output(b.tanh(b.input((1, 8), scale=scale)))
+        assert (fuzz.tflm_undefined(b.build()) is not None) == undefined, scale

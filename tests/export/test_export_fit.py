@@ -3,6 +3,8 @@ writing anything: one line saying which memory is over and by how much, exit sta
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tvmdevice.aot.builder import demo_model
@@ -38,6 +40,17 @@ def test_a_plan_that_fits_is_written(demo_file, tmp_path, capsys):
     assert main(["export", str(demo_file), "-t", "c", "-o", str(out), "--board", "mps3-an547"]) == 0
     assert "fits mps3-an547" in capsys.readouterr().out
     assert (out / "metadata.json").is_file()
+
+
+@pytest.mark.parametrize("board, cpu", [("mps2-an386", "cortex-m4"), ("mps2-an385", "cortex-m3"),
+                                       ("mps3-an547", "cortex-m55")])
+def test_a_board_compiles_for_its_cpu_unless_mcpu_says_otherwise(demo_file, tmp_path, capsys, board, cpu):
+    out = tmp_path / "out"
+    assert main(["export", str(demo_file), "-t", "c", "-o", str(out), "--board", board]) == 0
+    assert json.loads((out / "metadata.json").read_text())["mcpu"] == cpu
+    assert f"--cpu {cpu}" in capsys.readouterr().out
+    assert main(["export", str(demo_file), "-t", "c", "-o", str(out), "--board", board, "--mcpu", "cortex-m55"]) == 0
+    assert json.loads((out / "metadata.json").read_text())["mcpu"] == "cortex-m55"
 
 
 def test_only_the_memory_over_is_named(demo_file, tmp_path, capsys):

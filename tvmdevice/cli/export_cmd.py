@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..export.sources import EXPORT_CPUS
-from ..firmware.cpus import BOARDS, CPUS
+from ..firmware.cpus import BOARDS, board_cpu
 from ..firmware.linker import CONSTANTS_REGIONS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="the caller provides the host pool (struct tvmgen_<name>_workspace_pools)")
     p.add_argument("--mcpu", default=None, metavar="CPU",
                    help="the CPU devices with an -mcpu option pack their weights for when the target leaves it "
-                        "empty (default: cortex-m55)")
+                        "empty (default: the --board's CPU, else cortex-m55)")
     p.add_argument("--board", metavar="BOARD",
                    help=f"check the plan against a board's memories before writing ({', '.join(BOARDS)}): flash for "
                         "the constants and params, RAM for the pools, inputs, outputs and stack; over: one line "
@@ -65,8 +65,9 @@ def export(args: argparse.Namespace) -> int:
     path = check_model_path(args.model)
     check_output_dir(args.output, "-o")
     name = args.name or path.stem
-    mcpu = args.mcpu or DEFAULT_MCPU
-    fits = budget(args.board, args.flash_kb, args.ram_kb)
+    fits = budget(args.board, args.flash_kb, args.ram_kb)  # an unknown board is refused here, first
+    board = board_cpu(args.board).name if args.board else None
+    mcpu = args.mcpu or board or DEFAULT_MCPU
     module = tvm_compile(path, args.target, name=name, mcpu=mcpu)  # every choice made here: export only reads
     try:
         with console.status(f"exporting {name} for {module.target}"):
@@ -88,7 +89,7 @@ def export(args: argparse.Namespace) -> int:
     console.print(f"  pools: {pools}; constants {mem['constants']:,} B{where}; params {mem['params']:,} B")
     if fits is not None:
         console.print(f"  fits {fits.label} (before code: the link of `tvmdevice run` checks the rest)")
-    cpu = next((c.name for c in CPUS.values() if c.machine is not None and c.machine.name == args.board), "cortex-m55")
+    cpu = board or "cortex-m55"
     console.print(f"  next: tvmdevice run {out} --cpu {cpu}   (or: make -C {out} CPU={cpu})")
     return 0
 

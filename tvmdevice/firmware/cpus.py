@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["MemoryRegion", "Machine", "Cpu", "CPUS", "BOARDS", "get_cpu"]
+__all__ = ["MemoryRegion", "Machine", "Cpu", "CPUS", "BOARDS", "get_cpu", "board_cpu"]
 
 
 @dataclass(frozen=True)
@@ -122,3 +122,11 @@ def get_cpu(cpu: "str | Cpu") -> Cpu:
         return CPUS[cpu]
     except KeyError:
         raise InvalidArgumentError(f"unknown CPU {cpu!r}: expected one of {', '.join(CPUS)}") from None
+
+
+def board_cpu(board: str) -> Cpu:
+    """The CPU a board (one of :data:`BOARDS`) carries: what an export checked against it is built for."""
+    found = next((c for c in CPUS.values() if c.machine is not None and c.machine.name == board), None)
+    if found is None:
+        raise InvalidArgumentError(f"unknown board {board!r}: expected one of {', '.join(BOARDS)}")
+    return found

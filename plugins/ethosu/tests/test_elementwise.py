@@ -50,12 +50,44 @@ def test_a_scalar_operand_runs_bit_exact(registry, op_type, scalar_first):
     assert run_and_compare(registry, b.build(), 2) == "ethos-u"
 
 
-def test_add_of_different_input_scales_is_declined_naming_the_scale_mode(registry):
-    # Vela's "advanced" scaling rescales one operand by a 32-bit scale; its combination with the
-    # other operand has no public definition, so the model refuses it
-    model = single_op_model("ADD", input_scale=0.05, input2_scale=0.1)
-    reason = run_and_compare(registry, model, 0)
-    assert "NPU_OP_ELEMENTWISE with this IFM_PRECISION scale_mode" in reason, reason
+@pytest.mark.parametrize("op_type", ["ADD", "SUB"])
+@pytest.mark.parametrize("scale, scale2, zp, zp2", [
+    (0.05, 0.1, 0, 0), (0.1, 0.07, -100, 57), (0.003, 2.5, 127, -128), (0.7, 0.02, 3, -9), (0.0123, 0.0456, -1, 90),
+])
+def test_add_sub_of_different_input_scales_run_bit_exact_on_every_pair_of_operands(registry, op_type, scale, scale2,
+                                                                                   zp, zp2):
+    # Vela's "advanced" scaling (IFM_PRECISION scale_mode OPA_32 or OPB_32): the input of the smaller
+    # scale is rescaled by the 32-bit OPA_SCALE, the other multiplied by 2^19
+    from tvmdevice.aot.compiler import compile
+    from tvmdevice.testing.oracle import tflm_run
+
+    model = single_op_model(op_type, (1, 256, 256, 1), input_scale=scale, input_zero_point=zp, input2_scale=scale2,
+                            input2_zero_point=zp2)
+    module = compile(model, "ethos-u, c", registry=registry)
+    assert [p.device for p in module.placement.ops if not p.is_view] == ["ethos-u"]
+    values = np.arange(-128, 128, dtype=np.int8)
+    xs = [np.repeat(values, 256).reshape(1, 256, 256, 1), np.tile(values, 256).reshape(1, 256, 256, 1)]
+    with module.executor() as ex:
+        (y,) = ex.run(xs)
+    ref = tflm_run(model, xs).output(0)
+    np.testing.assert_array_equal(np.asarray(y).reshape(ref.shape), ref)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(op_type=st.sampled_from(["ADD", "SUB"]), h=st.integers(1, 6), w=st.integers(1, 6),
+       c=st.sampled_from([1, 3, 16, 19]), axes=st.tuples(st.booleans(), st.booleans(), st.booleans()),
+       reversed_operands=st.booleans(), scale=st.floats(0.003, 2.5), scale2=st.floats(0.003, 2.5),
+       out_scale=st.one_of(st.none(), st.floats(0.003, 2.5)), zp=st.integers(-128, 127), zp2=st.integers(-128, 127),
+       out_zp=st.integers(-128, 127), activation=st.sampled_from(["NONE", "RELU", "RELU6"]), seed=st.integers(0, 99))
+def test_add_sub_of_different_input_scales(registry, op_type, h, w, c, axes, reversed_operands, scale, scale2,
+                                           out_scale, zp, zp2, out_zp, activation, seed):
+    big = (1, h, w, c)
+    small = _broadcast(big, axes)
+    first, second = (small, big) if reversed_operands else (big, small)
+    model = single_op_model(op_type, first, input_scale=scale, input_zero_point=zp, input2_shape=second,
+                            input2_scale=scale2, input2_zero_point=zp2, seed=seed, activation=activation,
+                            out_scale=out_scale, out_zero_point=None if out_scale is None else out_zp)
+    assert run_and_compare(registry, model, seed) == "ethos-u"
 
 
 def test_mul_whose_single_precision_scale_differs_from_tflm_is_declined(registry):

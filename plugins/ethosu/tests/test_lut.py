@@ -45,7 +45,11 @@ def test_lut_activations(registry, op_type, scale, zero_point, shape, seed):
     model = single_op_model(op_type, shape, input_scale=scale, input_zero_point=zero_point)
     module = compile(model, "ethos-u, c", registry=registry)
     (p,) = [p for p in module.placement.ops if not p.is_view]
-    assert p.device == "ethos-u", p.declined
+    if p.device != "ethos-u":
+        # Vela's table gives another result than tflite-micro's for some input (LOGISTIC at scale 2.0:
+        # the input -3): declined, naming it (element_check.py checks every input)
+        assert dict(p.declined)["ethos-u"].startswith("the NPU's arithmetic differs from tflite-micro's"), p.declined
+        return
     xs = [np.random.default_rng(seed).integers(-128, 128, size=shape, dtype=np.int8)]
     with module.executor() as ex:
         (y,) = ex.run(xs)

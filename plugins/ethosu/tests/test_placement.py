@@ -45,3 +45,13 @@ def test_a_written_operator_compiles_as_the_original_model():
     assert bytes(a.read_only.data) == bytes(b.read_only.data)
 
 
+
+
+def test_a_padv2_vela_would_crash_on_is_declined_without_calling_it():
+    # measured: Vela 5.2.0's compiler core dies with SIGSEGV on a PADV2 without its constant-values input
+    graph = load_tflite(single_op_model("PADV2", (1, 4), paddings=[[0, 0], [1, 1]], value=3), name="padv2")
+    (op,) = graph.operators
+    assert check_operator(DEVICE_TYPE.default_options(), graph, op) is None
+    op.inputs = op.inputs[:2]
+    reason = check_operator(DEVICE_TYPE.default_options(), graph, op)
+    assert reason == "cannot be handed to Vela: Vela 5.2.0 crashes on a PADV2 without its constant-values input"

@@ -87,13 +87,6 @@ def ran_or_declined_by_name(outcome: str) -> bool:
     return outcome == "ethos-u" or outcome.startswith("the functional model does not implement NPU_")
 
 
-def test_pooling_over_padding_is_declined_naming_the_field(registry):
-    # TFLite averages over the valid elements only; the NPU's one global scale cannot
-    model = single_op_model("AVERAGE_POOL_2D", (1, 5, 5, 4), pool=(3, 3), stride=1, padding="SAME")
-    outcome = run_and_compare(registry, model, 0)
-    assert outcome.startswith("the functional model does not implement NPU_OP_POOL with this IFM_PAD"), outcome
-
-
 @_SETTINGS
 @given(h=st.integers(2, 12), w=st.integers(2, 12), c=st.sampled_from([1, 5, 16, 21]),
        pool=st.sampled_from([(2, 2), (3, 3), (2, 3), (1, 4)]), stride=st.sampled_from([1, 2]), padding=_padding,
@@ -109,17 +102,9 @@ def test_pooling(registry, h, w, c, pool, stride, padding, kind, activation, zp,
 
 
 @pytest.mark.parametrize("op_type, command", [
-    ("SOFTMAX", "NPU_OP_"),
-])
-def test_operators_the_model_does_not_run_yet_are_declined_naming_the_command(registry, op_type, command):
-    reason = run_and_compare(registry, single_op_model(op_type), 0)
-    assert reason.startswith(f"the functional model does not implement {command}"), reason
-
-
-@pytest.mark.parametrize("op_type, command", [
     ("CONV_2D", "NPU_OP_CONV"), ("FULLY_CONNECTED", "NPU_OP_CONV"), ("DEPTHWISE_CONV_2D", "NPU_OP_DEPTHWISE"),
-    ("AVERAGE_POOL_2D", "NPU_OP_POOL"), ("MAX_POOL_2D", "NPU_OP_POOL"),
 ])
-def test_int16_operators_are_declined_naming_the_precision(registry, op_type, command):
+def test_int16_convolutions_are_declined_naming_the_precision(registry, op_type, command):
+    # int16 pooling and elementwise operators run: test_int16.py
     reason = run_and_compare(registry, single_op_model(op_type, input_dtype="int16"), 0)
     assert reason.startswith(f"the functional model does not implement {command} with this IFM_PRECISION"), reason

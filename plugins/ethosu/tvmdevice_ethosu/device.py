@@ -15,6 +15,7 @@ from tvmdevice.plugin import DeviceType, Field, Layout, MemoryKind, TargetOption
 
 from . import vela_names
 from .params import LAYOUTS as PARAMS
+from .vela_operators import VelaOperators
 
 __all__ = ["DEVICE_TYPE", "LAYOUT", "PARAMS", "PowerState", "MAGIC", "TRANSITIONS"]
 
@@ -75,6 +76,7 @@ DEVICE_TYPE = DeviceType(
                      "run a MUL whose Vela scale rescales some product unlike tflite-micro (not bit-exact)"),
     ),
     memory=MemoryKind.HOST,
+    operators=VelaOperators(),
     description="Arm Ethos-U55/U65 microNPU: partitions compiled by Vela into one command stream each",
     compiles_partitions=True,
 )

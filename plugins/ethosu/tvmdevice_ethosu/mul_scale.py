@@ -7,7 +7,8 @@ double precision.  The two quantised multipliers differ for most scales, usually
 a result; where they rescale some product of two int8 operands (less their zero points:
 |product| <= 255 * 255) differently, the NPU's results can differ from tflite-micro's (measured:
 scales 0.003, 0.003 and 0.000576 give Vela 2^30 >> 36, tflite-micro 0x7fffffd9 >> 37, and one
-element in 228 one step apart), so the device declines such a MUL.
+element in 228 one step apart), so the device declines such a MUL.  For int16 operands (products up to
+2^30, too many to compare one by one) it declines a MUL whenever the two quantised multipliers differ.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def mul_scale_refusal(graph: "Graph", op: "Operator") -> str | None:
         return None
     s1, s2, so = (float(t.quant.scale[0]) for t in tensors)  # type: ignore[union-attr]
     vela, tflm = vela_and_tflm_multipliers(s1, s2, so)
+    if any(np.dtype(t.dtype) != np.int8 for t in tensors):
+        return None if vela == tflm else _differs(vela, tflm, None)
     if vela == tflm or max(vela[1], tflm[1]) > 62:
         return None if vela == tflm else _differs(vela, tflm, None)
     ours, theirs = _rescale(_PRODUCTS, *vela), _rescale(_PRODUCTS, *tflm)

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from tvmdevice.plugin import Refusal
 
+from .element_check import PER_ELEMENT, element_refusal
 from .mul_scale import mul_scale_refusal
+from .relu_scale import relu_scale_refusal
 from .submodel import NotExpressible, write_model
 from .vela_compile import VelaError, clock_hz, compile_raw
 
@@ -123,17 +125,47 @@ def _verdict(model: bytes, key: tuple[tuple[str, Any], ...]) -> str | None:
     return verdict
 
 
+def _crashes_vela(op: "Operator") -> str | None:
+    """What of ``op`` Vela's compiler core, which runs in this process, dies on (None: nothing known).
+
+    Measured with Vela 5.2.0: a PADV2 without its constant-values input (TFLite pads with the zero
+    point then) ends the process with SIGSEGV inside ``regor_compile``.
+    """
+    if op.type == "PADV2" and (len(op.inputs) < 3 or op.inputs[2] < 0):
+        return "Vela 5.2.0 crashes on a PADV2 without its constant-values input"
+    return None
+
+
 def check_operator(options: dict[str, Any], graph: "Graph", op: "Operator") -> str | None:
     """None when Vela places ``op`` on the NPU and the functional model runs its stream; else the reason."""
     inputs = [t for t in op.inputs if t >= 0 and not graph.tensors[t].is_constant]
     differs = None if options.get("allow_mul_scale_difference") else mul_scale_refusal(graph, op)
     if differs is not None:
         return differs
+    differs = relu_scale_refusal(graph, op)
+    if differs is not None:
+        return differs
+    crashes = _crashes_vela(op)
+    if crashes is not None:
+        return f"cannot be handed to Vela: {crashes}"
     try:
         model = write_model(graph, [op], inputs, op.outputs)
     except NotExpressible as e:
         return f"cannot be handed to Vela: {e}"
-    return _verdict(model, _key(options))
+    verdict = _verdict(model, _key(options))
+    if verdict is None and op.type in PER_ELEMENT:
+        return _element_verdict(options, graph, op, model)
+    return verdict
+
+
+def _element_verdict(options: dict[str, Any], graph: "Graph", op: "Operator", model: bytes) -> str | None:
+    """:func:`element_refusal`, once per operator model and options."""
+    cache_key = (hashlib.sha256(b"every input" + model).digest(), _key(options))
+    if cache_key not in _VERDICTS:
+        if len(_VERDICTS) >= _MAX_VERDICTS:
+            _VERDICTS.clear()
+        _VERDICTS[cache_key] = element_refusal(options, graph, op)
+    return _VERDICTS[cache_key]
 
 
 def prepare_partition(options: dict[str, Any], graph: "Graph", partition: "Partition") -> "PreparedCall":

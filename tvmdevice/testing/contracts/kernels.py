@@ -99,8 +99,9 @@ def run_variant(ctx: CheckContext, target: Target, op_type: str, params: dict[st
         reason = ctx.registry.check_operator(entry.device_type, entry.options, graph, op, analyze(graph, op))
     except TVMDeviceError as exc:
         raise _Mismatch(f"{what}: check_operator raised {type(exc).__name__}: {exc}") from exc
-    if reason is None:
-        # check_operator is only a pre-filter: prepare decides, on the op data.
+    if reason is None and not entry.device_type.compiles_partitions:
+        # check_operator is only a pre-filter: prepare decides, on the op data (a device that
+        # compiles partitions decides in check_operator: its partitions are prepared whole).
         try:
             ctx.registry.prepare_operator(entry.device_type, entry.options, graph, op, analyze(graph, op))
         except Refusal as refusal:

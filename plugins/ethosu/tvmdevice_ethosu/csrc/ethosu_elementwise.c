@@ -7,19 +7,17 @@
  * first input).
  *
  * Operands are read less their zero points.  MUL multiplies them; ADD and SUB
- * first multiply each by its 16-bit operand scale (NPU_SET_OPA_SCALE,
- * NPU_SET_OPB_SCALE); both results are rescaled by the OFM's global scale.
- * The activation's LUT, when it names one, maps the result (ethosu_lut.c).
- * MIN and MAX take no scale: Vela emits the unit OFM scale for them and
- * places them on the NPU only when the three quantizations agree.  The
- * 32-bit operand scaling modes of IFM_PRECISION (Vela's "advanced" ADD/SUB
- * scaling, for inputs of different scales) are refused: no public source
- * defines how the hardware combines the 32-bit scaled operand with the other.
+ * first scale each operand as IFM_PRECISION's scale_mode says
+ * (ethosu_operand_scale.c); both results are rescaled by the OFM's global
+ * scale.  The activation's LUT, when it names one, maps the result
+ * (ethosu_lut.c).  MIN and MAX take no scale: Vela emits the unit OFM scale
+ * for them and places them on the NPU only when the three quantizations agree.
  */
 #include <stddef.h>
 
 #include "ethosu_fmap.h"
 #include "ethosu_npu.h"
+#include "ethosu_operand_scale.h"
 
 enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_MIN = 3, EW_MAX = 4 };
 
@@ -29,20 +27,6 @@ enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_MIN = 3, EW_MAX = 4 };
 #define BROADCAST_C(p) ((p) >> 2 & 1u)
 #define OPERAND_ORDER_A(p) ((p) >> 6 & 1u)
 #define BROADCAST_SCALAR(p) ((p) >> 7 & 1u)
-
-static void ifm2_fmap(const ethosu_npu_t* npu, int32_t depth, fmap_t* f) {
-  f->region = REG(npu, R_IFM2_REGION) & 7u;
-  f->base = reg_addr(npu, R1_IFM2_BASE0);
-  f->stride_x = reg_addr(npu, R1_IFM2_STRIDE_X);
-  f->stride_y = reg_addr(npu, R1_IFM2_STRIDE_Y);
-  f->stride_c = reg_addr(npu, R1_IFM2_STRIDE_C);
-  f->h = REG(npu, R_IFM2_HEIGHT0_M1) + 1;
-  f->w = REG(npu, R_IFM2_WIDTH0_M1) + 1;
-  f->c = depth;
-  f->nhcwb16 = (int)(REG(npu, R_IFM2_PRECISION) >> 6 & 3u);
-  f->zero_point = sext16(REG(npu, R_IFM2_ZERO_POINT));
-  f->data = (const int8_t*)npu->region[f->region];
-}
 
 static int not_s8(uint32_t precision) { return (precision & 1u) != 1u || (precision >> 2 & 3u) != 0u; }
 
@@ -57,7 +41,9 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
   if (mode > EW_MAX) return ethosu_refuse(npu, "elementwise mode (LRELU, ABS, CLZ, SHR or SHL)");
   if (not_s8(ifm_prec)) return ethosu_refuse(npu, "IFM_PRECISION (not signed 8-bit)");
   if ((ifm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "IFM_PRECISION format");
-  if ((ifm_prec >> 8 & 3u) != 0u) return ethosu_refuse(npu, "IFM_PRECISION scale_mode (32-bit operand scaling)");
+  if (mode != EW_ADD && mode != EW_SUB && (ifm_prec >> 8 & 3u) != 0u) {
+    return ethosu_refuse(npu, "IFM_PRECISION scale_mode (32-bit operand scaling)");
+  }
   if (not_s8(ifm2_prec)) return ethosu_refuse(npu, "IFM2_PRECISION (not signed 8-bit)");
   if ((ifm2_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "IFM2_PRECISION format");
   if ((ofm_prec & 1u) != 1u || (ofm_prec >> 1 & 3u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION (not signed 8-bit)");
@@ -70,13 +56,7 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
   if (!scaled && (npu->reg32[R1_OFM_SCALE] != 1u || (npu->hi32[R1_OFM_SCALE] & 0x3Fu) != 0u)) {
     return ethosu_refuse(npu, "OFM_SCALE (MIN/MAX with a scale)");
   }
-  if (mode == EW_ADD || mode == EW_SUB) {
-    if (!npu->set32[R1_OPA_SCALE] || !npu->set32[R1_OPB_SCALE]) return ethosu_refuse(npu, "OPA_SCALE/OPB_SCALE (never set)");
-    if (npu->hi32[R1_OPA_SCALE] != 0u || npu->reg32[R1_OPA_SCALE] > 0xFFFFu || npu->reg32[R1_OPB_SCALE] > 0xFFFFu) {
-      return ethosu_refuse(npu, "OPA_SCALE/OPB_SCALE (not 16-bit)");
-    }
-    if (npu->reg32[R1_OPA_SCALE] != npu->reg32[R1_OPB_SCALE]) return ethosu_refuse(npu, "OPA_SCALE/OPB_SCALE (unequal)");
-  }
+  if ((mode == EW_ADD || mode == EW_SUB) && ethosu_operand_scale_check(npu)) return 1;
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
   if (ethosu_lut_check(npu, table)) return 1;
   if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
@@ -99,15 +79,17 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
 int32_t ethosu_op_elementwise(ethosu_npu_t* npu, uint32_t mode, int execute) {
   const uint32_t bc = REG(npu, R_IFM2_BROADCAST), round_mode = REG(npu, R_OFM_PRECISION) >> 14 & 3u;
   const int32_t act_min = sext16(REG(npu, R_ACTIVATION_MIN)), act_max = sext16(REG(npu, R_ACTIVATION_MAX));
-  const int64_t scale = npu->reg32[R1_OFM_SCALE], op_scale = npu->reg32[R1_OPA_SCALE];
+  const int64_t scale = npu->reg32[R1_OFM_SCALE];
   const int32_t shift = npu->hi32[R1_OFM_SCALE] & 0x3F;
   fmap_t in, in2, out;
   int32_t y, x, c, table;
 
   npu->unsupported = NULL;
+  /* 16- and 32-bit feature maps, CLZ, SHL, SHR: ethosu_elementwise_wide.c */
+  if (ethosu_elementwise_is_wide(npu, mode)) return ethosu_op_elementwise_wide(npu, mode, execute);
   ethosu_ifm(npu, &in);
   ethosu_ofm(npu, &out);
-  ifm2_fmap(npu, BROADCAST_C(bc) ? 1 : out.c, &in2);
+  ethosu_ifm2(npu, BROADCAST_C(bc) ? 1 : out.c, &in2);
   if (check(npu, mode, &in, &in2, &out, &table)) return 1;
   if (!execute) return 0;
 
@@ -126,8 +108,8 @@ int32_t ethosu_op_elementwise(ethosu_npu_t* npu, uint32_t mode, int execute) {
         b = OPERAND_ORDER_A(bc) ? first : second;
         switch (mode) {
           case EW_MUL: r = ethosu_apply_scale(a * b, scale, shift, round_mode); break;
-          case EW_ADD: r = ethosu_apply_scale(a * op_scale + b * op_scale, scale, shift, round_mode); break;
-          case EW_SUB: r = ethosu_apply_scale(a * op_scale - b * op_scale, scale, shift, round_mode); break;
+          case EW_ADD: r = ethosu_apply_scale(ethosu_operand_scale_combine(npu, a, b, 0), scale, shift, round_mode); break;
+          case EW_SUB: r = ethosu_apply_scale(ethosu_operand_scale_combine(npu, a, b, 1), scale, shift, round_mode); break;
           case EW_MIN: r = a < b ? a : b; break;
           default: r = a > b ? a : b; break;
         }

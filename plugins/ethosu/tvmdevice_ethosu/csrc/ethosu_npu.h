@@ -92,6 +92,10 @@ int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute);
 int32_t ethosu_op_pool(ethosu_npu_t* npu, uint32_t mode, int execute);
 /* NPU_OP_ELEMENTWISE with the elementwise mode of its parameter. */
 int32_t ethosu_op_elementwise(ethosu_npu_t* npu, uint32_t mode, int execute);
+/* 1 when the elementwise operation is one ethosu_op_elementwise_wide runs: a 32-bit IFM, IFM2 or
+ * OFM, or the modes CLZ, SHR, SHL. */
+int ethosu_elementwise_is_wide(const ethosu_npu_t* npu, uint32_t mode);
+int32_t ethosu_op_elementwise_wide(ethosu_npu_t* npu, uint32_t mode, int execute);
 
 /* NPU_OP_DMA_START into the internal LUT memory (DMA0_DST_REGION's region_mode internal). */
 int32_t ethosu_op_dma_lut(ethosu_npu_t* npu, int execute);
