@@ -120,11 +120,13 @@ def _tfl_rescale(x: int, scale: int, shift: int, left_shift: int) -> int:
 
 
 @pytest.mark.parametrize("scale, shift", [(0x7FFFFE00, 32), (0x55555555, 33), (0x40000001, 31), (0x4CCCCCCD, 34)])
-def test_the_32_bit_operand_scale_rounds_twice_as_tflite_does_for_its_20_bit_left_shift(scale, shift):
+@pytest.mark.parametrize("dtype, left_shift", [("int8", 20), ("int16", 15)])
+def test_the_32_bit_operand_scale_rounds_twice_as_tflite_does_for_its_left_shift(scale, shift, dtype, left_shift):
     # Vela's stream for an ADD of input scales 0.05 and 0.2: IFM (the smaller scale) is operand A, scaled
     # by OPA_SCALE (IFM_PRECISION scale_mode OPA_32).  With OPA_SCALE patched to (scale, shift), IFM2 at its
-    # zero point and the unit OFM scale, each output is operand A after its scaling.
-    model = single_op_model("ADD", (1, 4, 4, 16), input_scale=0.05, input2_scale=0.2)
+    # zero point and the unit OFM scale, each output is operand A after its scaling.  TFLite shifts 8-bit
+    # operands left by 20 bits, 16-bit ones by 15.
+    model = single_op_model("ADD", (1, 4, 4, 16), input_scale=0.05, input2_scale=0.2, input_dtype=dtype)
     compiled, _ = compile_raw(model, DEVICE_TYPE.default_options())
     words = _words(bytes(compiled.command_stream))
     i = _cmd1_at(words, "NPU_SET_OPA_SCALE")
@@ -133,18 +135,18 @@ def test_the_32_bit_operand_scale_rounds_twice_as_tflite_does_for_its_20_bit_lef
     words[i:i + 2] = [words[i] & 0xFFFF, 1]
     ifm, ifm2, ofm = (*compiled.inputs, *compiled.outputs)
     assert (ifm.zero_point, ifm2.zero_point, ofm.zero_point) == ([0], [0], [0])
+    values = np.arange(-128, 128).astype(dtype)
     scratch = np.zeros(compiled.scratch.size, np.uint8)
-    scratch[ifm.address:ifm.address + 256] = np.arange(-128, 128, dtype=np.int8).view(np.uint8)
+    scratch[ifm.address:ifm.address + values.nbytes] = values.view(np.uint8)
     regions = [np.zeros(16, np.uint8), scratch, np.zeros(16, np.uint8)]
     code, field, *_ = _ethosu.stream_run(np.frombuffer(struct.pack(f"<{len(words)}I", *words), np.uint8), regions)
     assert (code, field) == (_ethosu.STREAM_OK, None)
-    got = scratch[ofm.address:ofm.address + 256].view(np.int8).astype(int).tolist()
-    # the first rounding of TFLite's multiply is at bit 31 of (x << 20) * scale: bit 11 of x * scale
-    want = [max(-128, min(127, _tfl_rescale(x, scale, shift, 20))) for x in range(-128, 128)]
+    got = scratch[ofm.address:ofm.address + values.nbytes].view(dtype).astype(int).tolist()
+    # the first rounding of TFLite's multiply is at bit 31 of (x << L) * scale: bit 31 - L of x * scale
+    want = [_tfl_rescale(x, scale, shift, left_shift) for x in range(-128, 128)]
     assert got == want
     if scale == 0x7FFFFE00:  # here rounding once, at the shift, differs: x * scale / 2^32 is just below x / 2
-        once = [max(-128, min(127, (x * scale + (1 << (shift - 1))) >> shift)) for x in range(-128, 128)]
-        assert once != want
+        assert [(x * scale + (1 << (shift - 1))) >> shift for x in range(-128, 128)] != want
 
 
 def test_a_region_too_small_for_the_stream_is_refused():
