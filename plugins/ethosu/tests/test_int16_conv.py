@@ -1,0 +1,102 @@
+"""int16x8 convolutions (16-bit feature maps, 8-bit weights, 64-bit biases) on the functional model:
+CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED bit-exact with tflite-micro on inputs over the whole
+int16 range and on small ones."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_int16 import run_and_compare
+from tvmdevice.aot.builder import single_op_model
+
+_SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+_scale = st.sampled_from([0.0005, 0.003, 0.05, 1.0])
+#: the output scale against the input's (None: the builder's guess from the accumulator's spread)
+_out = st.sampled_from([None, 0.002, 0.05, 1.0])
+_activation = st.sampled_from(["NONE", "RELU", "RELU6"])
+
+
+def _out_scale(scale: float, factor: float | None) -> float | None:
+    return None if factor is None else scale * factor
+
+
+def _fits(h: int, w: int, kernel, dilation: int, padding: str) -> bool:
+    return padding == "SAME" or (h >= (kernel[0] - 1) * dilation + 1 and w >= (kernel[1] - 1) * dilation + 1)
+
+
+@_SETTINGS
+@given(h=st.integers(2, 9), w=st.integers(2, 9), c=st.sampled_from([1, 3, 16, 17, 40]),
+       filters=st.sampled_from([1, 5, 16, 20]), kernel=st.sampled_from([(1, 1), (3, 3), (2, 3), (5, 5)]),
+       stride=st.sampled_from([1, 2, 3]), padding=st.sampled_from(["SAME", "VALID"]), activation=_activation,
+       scale=_scale, out=_out, seed=st.integers(0, 99))
+def test_int16_conv_2d_is_bit_exact(registry, h, w, c, filters, kernel, stride, padding, activation, scale, out, seed):
+    if not _fits(h, w, kernel, 1, padding):
+        return
+    model = single_op_model("CONV_2D", (1, h, w, c), input_dtype="int16", input_scale=scale, filters=filters,
+                            kernel=kernel, stride=stride, padding=padding, activation=activation,
+                            out_scale=_out_scale(scale, out), seed=seed)
+    assert run_and_compare(registry, model, seed) == "ethos-u"
+
+
+@_SETTINGS
+@given(h=st.integers(2, 9), w=st.integers(2, 9), c=st.sampled_from([1, 4, 16, 24, 33]),
+       kernel=st.sampled_from([(3, 3), (1, 1), (3, 2), (5, 5)]), stride=st.sampled_from([1, 2]),
+       dilation=st.sampled_from([1, 2]), padding=st.sampled_from(["SAME", "VALID"]), activation=_activation,
+       scale=_scale, out=_out, seed=st.integers(0, 99))
+def test_int16_depthwise_conv_2d_is_bit_exact(registry, h, w, c, kernel, stride, dilation, padding, activation, scale,
+                                              out, seed):
+    if not _fits(h, w, kernel, dilation, padding):
+        return
+    model = single_op_model("DEPTHWISE_CONV_2D", (1, h, w, c), input_dtype="int16", input_scale=scale, kernel=kernel,
+                            stride=stride, dilation=dilation, padding=padding, activation=activation,
+                            out_scale=_out_scale(scale, out), seed=seed)
+    assert run_and_compare(registry, model, seed) == "ethos-u"
+
+
+@_SETTINGS
+@given(batches=st.integers(1, 3), depth=st.integers(1, 300), units=st.integers(1, 40), activation=_activation,
+       per_channel=st.booleans(), scale=_scale, out=_out, seed=st.integers(0, 99))
+def test_int16_fully_connected_is_bit_exact(registry, batches, depth, units, activation, per_channel, scale, out, seed):
+    model = single_op_model("FULLY_CONNECTED", (batches, depth), input_dtype="int16", input_scale=scale, units=units,
+                            activation=activation, per_channel=per_channel, out_scale=_out_scale(scale, out),
+                            seed=seed)
+    assert run_and_compare(registry, model, seed) == "ethos-u"
+
+
+@pytest.mark.parametrize("op_type", ["CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"])
+def test_int16_convolutions_of_the_default_models_run_on_the_npu(registry, op_type):
+    assert run_and_compare(registry, single_op_model(op_type, input_dtype="int16"), 0) == "ethos-u"
+
+
+def _patched(op_type: str, name: str, value: int) -> str | None:
+    """Why the functional model refuses Vela's int16 stream for ``op_type`` with the cmd0 ``name``'s
+    parameter set to ``value`` (None when it runs it)."""
+    import struct
+
+    from test_stream import _vela
+    from tvmdevice_ethosu.placement import command_name, stream_refusal
+
+    data, regions = _vela(op_type, None, input_dtype="int16")
+    words = list(struct.unpack(f"<{len(data) // 4}I", data))
+    i = 8
+    while i < len(words):
+        ctrl = words[i] >> 14 & 3
+        if ctrl == 0 and command_name(0, words[i] & 0x3FF) == name:
+            words[i] = (words[i] & 0xFFFF) | value << 16
+            break
+        i += 2 if ctrl == 1 else 1
+    else:
+        raise AssertionError(f"{name} not in the stream")
+    return stream_refusal(struct.pack(f"<{len(words)}I", *words), regions)
+
+
+@pytest.mark.parametrize("op_type", ["CONV_2D", "DEPTHWISE_CONV_2D"])
+def test_field_values_of_16_bit_convolutions_the_model_lacks_are_refused_by_name(op_type):
+    assert _patched(op_type, "NPU_SET_ACC_FORMAT", 1) is None  # Vela's own value: 40-bit accumulators
+    assert "ACC_FORMAT (not 40-bit integer for a 16-bit IFM)" in (_patched(op_type, "NPU_SET_ACC_FORMAT", 0) or "")
+    truncate = 0x0003 | 1 << 14  # signed 16-bit OFM, TRUNCATE rounding
+    assert "OFM_PRECISION round_mode (not TFL or NATURAL)" in (_patched(op_type, "NPU_SET_OFM_PRECISION", truncate)
+                                                              or "")
+    unsigned = 0x0004  # unsigned 16-bit IFM
+    assert "IFM_PRECISION (not signed 8- or 16-bit)" in (_patched(op_type, "NPU_SET_IFM_PRECISION", unsigned) or "")
