@@ -4,11 +4,15 @@ int16 range and on small ones."""
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_int16 import run_and_compare
+from test_stream import _vela
 from tvmdevice.aot.builder import single_op_model
+from tvmdevice_ethosu.placement import command_name, stream_refusal
 
 _SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 _scale = st.sampled_from([0.0005, 0.003, 0.05, 1.0])
@@ -72,11 +76,6 @@ def test_int16_convolutions_of_the_default_models_run_on_the_npu(registry, op_ty
 def _patched(op_type: str, name: str, value: int) -> str | None:
     """Why the functional model refuses Vela's int16 stream for ``op_type`` with the cmd0 ``name``'s
     parameter set to ``value`` (None when it runs it)."""
-    import struct
-
-    from test_stream import _vela
-    from tvmdevice_ethosu.placement import command_name, stream_refusal
-
     data, regions = _vela(op_type, None, input_dtype="int16")
     words = list(struct.unpack(f"<{len(data) // 4}I", data))
     i = 8
@@ -100,3 +99,13 @@ def test_field_values_of_16_bit_convolutions_the_model_lacks_are_refused_by_name
                                                               or "")
     unsigned = 0x0004  # unsigned 16-bit IFM
     assert "IFM_PRECISION (not signed 8- or 16-bit)" in (_patched(op_type, "NPU_SET_IFM_PRECISION", unsigned) or "")
+
+
+def test_a_window_deep_enough_to_overflow_the_40_bit_accumulator_is_declined_and_one_short_of_it_runs(registry):
+    # 32,896 elements of 16-bit (x - zero point) by 8-bit weights reach 2^38, half the 40-bit accumulator
+    deep = single_op_model("FULLY_CONNECTED", (1, 33000), input_dtype="int16", units=1, seed=2)
+    outcome = run_and_compare(registry, deep, 2)
+    assert outcome.startswith("the functional model does not implement NPU_OP_CONV with this ACC_FORMAT (a window "
+                              "this deep can overflow the 40-bit accumulator)"), outcome
+    assert run_and_compare(registry, single_op_model("FULLY_CONNECTED", (1, 32000), input_dtype="int16", units=1,
+                                                     seed=2), 2) == "ethos-u"

@@ -141,6 +141,9 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
     return ethosu_refuse(npu, "IFM tiles (reads beyond IFM tile 0)");
   }
   if (depthwise && in.c != out.c) return ethosu_refuse(npu, "DEPTHWISE depth multiplier");
+  if (wide && conv_wide_window_check(npu, &in, (uint64_t)kh * (uint64_t)kw * (uint64_t)(depthwise ? 1 : in.c))) {
+    return 1;
+  }
   if (ethosu_fm_in_region(npu, &in, "IFM addresses (outside the region)")) return 1;
   if (ethosu_fm_in_region(npu, &out, "OFM addresses (outside the region)")) return 1;
   if (npu->read_only_regions >> out.region & 1u) return ethosu_refuse(npu, "OFM_REGION (read-only)");

@@ -33,6 +33,13 @@ int conv_wide_check(ethosu_npu_t* npu, uint32_t ifm_prec, uint32_t ofm_prec) {
   return 0;
 }
 
+int conv_wide_window_check(ethosu_npu_t* npu, const fmap_t* in, uint64_t window) {
+  if (window * 255u * fm_magnitude(in) >= (uint64_t)1 << 38) {
+    return ethosu_refuse(npu, "ACC_FORMAT (a window this deep can overflow the 40-bit accumulator)");
+  }
+  return 0;
+}
+
 /* The accumulator of one output element: the window's (ifm - zero point) * weight, padding
  * reading the zero point (contributing nothing). */
 static int64_t window_sum(const fmap_t* in, const conv_window_t* win, const int16_t* w, int32_t oy, int32_t ox,

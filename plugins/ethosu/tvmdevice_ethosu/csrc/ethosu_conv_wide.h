@@ -30,6 +30,11 @@ void ethosu_scale_record(const uint8_t* rec, int64_t* bias, int64_t* scale, int3
  * else refuses naming the field. */
 int conv_wide_check(ethosu_npu_t* npu, uint32_t ifm_prec, uint32_t ofm_prec);
 
+/* 0 when no IFM can take the products of a window of `window` elements (weights of 8 bits with
+ * their zero point removed: |w| <= 255) beyond 2^38, half the 40-bit accumulator's range (the bias
+ * has the other half, checked per channel when the records are read); else refuses naming ACC_FORMAT. */
+int conv_wide_window_check(ethosu_npu_t* npu, const fmap_t* in, uint64_t window);
+
 /* OFM channels [ob, ob_end) of a convolution (or depthwise) on a 16-bit IFM: `weights` holds
  * their dense weights (OHWI, depthwise O, H, W) from channel ob, `records` the first channel's
  * bias/scale record. Refuses (returns 1) a channel whose 40-bit accumulator some IFM could
