@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from test_int16 import run_and_compare
 from test_stream import _vela
 from tvmdevice.aot.builder import single_op_model
+
 from tvmdevice_ethosu.placement import command_name, stream_refusal
 
 _SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
