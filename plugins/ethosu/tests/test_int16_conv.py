@@ -110,3 +110,33 @@ def test_a_window_deep_enough_to_overflow_the_40_bit_accumulator_is_declined_and
                               "this deep can overflow the 40-bit accumulator)"), outcome
     assert run_and_compare(registry, single_op_model("FULLY_CONNECTED", (1, 32000), input_dtype="int16", units=1,
                                                      seed=2), 2) == "ethos-u"
+
+
+@pytest.fixture
+def int32_biases(monkeypatch):
+    """The builder writing 32-bit biases for int16 models (the TFLite converter writes 64-bit ones)."""
+    from tvmdevice.aot.builder import model
+    from tvmdevice.aot.builder._common import TT
+
+    write = model.ModelBuilder._bias
+    monkeypatch.setattr(model.ModelBuilder, "_bias", lambda self, channels, in_scale, w_scales, depth, ttype=TT.INT8:
+                        write(self, channels, in_scale, w_scales, depth, TT.INT8))
+
+
+@pytest.mark.parametrize("scale", [0.0005, 0.05, 1.0])
+@pytest.mark.parametrize("op_type, shape, params", [
+    ("CONV_2D", (1, 6, 7, 17), {"filters": 20}), ("FULLY_CONNECTED", (2, 100), {"units": 9, "per_channel": True}),
+])
+def test_int16_convolutions_with_32_bit_biases_are_bit_exact_where_32_bits_hold_the_sum(
+        registry, int32_biases, op_type, shape, params, scale):
+    # Vela quantises the full 32-bit scale for them and emits TFL rounding (double above shift 31)
+    model = single_op_model(op_type, shape, input_dtype="int16", input_scale=scale, seed=4, **params)
+    assert run_and_compare(registry, model, 4) == "ethos-u"
+
+
+def test_an_int16_convolution_whose_sum_tflite_micro_accumulates_in_32_bits_is_declined(registry, int32_biases):
+    model = single_op_model("FULLY_CONNECTED", (1, 1200), input_dtype="int16", units=1, seed=2)
+    outcome = run_and_compare(registry, model, 2)
+    assert outcome.startswith("the NPU's arithmetic differs from tflite-micro's: its 40-bit accumulator holds sums "
+                              "that tflite-micro's 32-bit one (an int16 FULLY_CONNECTED with a 32-bit bias) "
+                              "overflows"), outcome

@@ -40,6 +40,19 @@ int conv_wide_window_check(ethosu_npu_t* npu, const fmap_t* in, uint64_t window)
   return 0;
 }
 
+/* ethosu_apply_scale of a 40-bit accumulator by a 32-bit scale, whose product (up to 2^72) exceeds
+ * 64 bits: with the scale's 16-bit halves, (a·2^16 + b + round) >> shift equals
+ * (a + ((b + round) >> 16)) >> (shift - 16) for shift >= 16 (floor division by powers of two). */
+static int64_t rescale_wide(int64_t acc, int64_t scale, int32_t shift, uint32_t round_mode) {
+  int64_t round;
+  if (shift < 16 || ethosu_rescale_fits((uint64_t)(acc < 0 ? -acc : acc), (uint64_t)scale, shift)) {
+    return ethosu_apply_scale(acc, scale, shift, round_mode);
+  }
+  round = (int64_t)1 << (shift - 1);
+  if (round_mode == ETHOSU_ROUND_TFL && shift > 31) round += acc >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
+  return (acc * (scale >> 16) + ((acc * (scale & 0xFFFF) + round) >> 16)) >> (shift - 16);
+}
+
 /* The accumulator of one output element: the window's (ifm - zero point) * weight, padding
  * reading the zero point (contributing nothing). */
 static int64_t window_sum(const fmap_t* in, const conv_window_t* win, const int16_t* w, int32_t oy, int32_t ox,
@@ -86,7 +99,9 @@ int conv_wide_block(ethosu_npu_t* npu, const fmap_t* in, const fmap_t* out, cons
     if (bound >= (uint64_t)1 << 39) {
       return ethosu_refuse(npu, "ACC_FORMAT (this channel's bias and weights can overflow the 40-bit accumulator)");
     }
-    if (!ethosu_rescale_fits(bound, (uint64_t)scale, shift)) return ethosu_refuse(npu, "OFM scale (beyond 64 bits)");
+    if (shift < 16 && !ethosu_rescale_fits(bound, (uint64_t)scale, shift)) {
+      return ethosu_refuse(npu, "OFM scale (a shift below 16 with a product beyond 64 bits)");
+    }
   }
   for (oc = ob; oc < ob_end; oc++) {
     const int16_t* w = weights + (int64_t)(oc - ob) * per_oc;
@@ -96,7 +111,7 @@ int conv_wide_block(ethosu_npu_t* npu, const fmap_t* in, const fmap_t* out, cons
     for (oy = 0; oy < out->h; oy++) {
       for (ox = 0; ox < out->w; ox++) {
         const int64_t acc = bias + window_sum(in, win, w, oy, ox, oc);
-        int64_t v = ethosu_apply_scale(acc, scale, shift, round_mode) + out->zero_point;
+        int64_t v = rescale_wide(acc, scale, shift, round_mode) + out->zero_point;
         if (v < lo) v = lo;
         if (v > hi) v = hi;
         fm_write(out, npu->region[out->region], oy, ox, oc, v);
