@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import struct
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_int16 import run_and_compare
 from test_stream import _vela
 from tvmdevice.aot.builder import single_op_model
+from tvmdevice.aot.frontend.tflite import load_tflite
 
+from tvmdevice_ethosu import _ethosu
+from tvmdevice_ethosu.device import DEVICE_TYPE
 from tvmdevice_ethosu.placement import command_name, stream_refusal
+from tvmdevice_ethosu.vela_compile import compile_raw
 
 _SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 _scale = st.sampled_from([0.0005, 0.003, 0.05, 1.0])
@@ -140,3 +145,52 @@ def test_an_int16_convolution_whose_sum_tflite_micro_accumulates_in_32_bits_is_d
     assert outcome.startswith("the NPU's arithmetic differs from tflite-micro's: its 40-bit accumulator holds sums "
                               "that tflite-micro's 32-bit one (an int16 FULLY_CONNECTED with a 32-bit bias) "
                               "overflows"), outcome
+
+
+def _cmd1(words: list[int], name: str) -> int:
+    """The payload word of the first cmd1 ``name`` in a payload's command stream."""
+    i = 8
+    while i < len(words):
+        ctrl = words[i] >> 14 & 3
+        if ctrl == 1 and command_name(1, words[i] & 0x3FF) == name:
+            return words[i + 1]
+        i += 2 if ctrl == 1 else 1
+    raise AssertionError(f"{name} not in the stream")
+
+
+@pytest.mark.parametrize("round_mode", [0, 2])  # TFL, NATURAL
+def test_a_16_bit_convolution_rescales_products_beyond_64_bits_exactly(round_mode):
+    # Vela's int16 FULLY_CONNECTED with each channel's record patched to a bias of 2^38 - 7c, the
+    # scale 0xFFFFFFFF - c and the shift 56: acc * scale reaches 2^70, computed in 64-bit pieces
+
+    units, depth = 8, 40
+    model = single_op_model("FULLY_CONNECTED", (1, depth), input_dtype="int16", units=units, seed=5)
+    data, regions = _vela("FULLY_CONNECTED", (1, depth), input_dtype="int16", units=units, seed=5)
+    words = list(struct.unpack(f"<{len(data) // 4}I", data))
+    i = 8
+    while command_name(words[i] >> 14 & 3, words[i] & 0x3FF) != "NPU_SET_OFM_PRECISION":
+        i += 2 if words[i] >> 14 & 3 == 1 else 1
+    words[i] = (words[i] & 0xFFFF) | (0x0003 | round_mode << 14) << 16
+    compiled, _ = compile_raw(model, DEVICE_TYPE.default_options())
+    read_only = np.frombuffer(bytes(compiled.read_only.data), np.uint8).copy()
+    records = _cmd1(words, "NPU_SET_SCALE_BASE")
+    biases, scales, shift = [(1 << 38) - 7 * c for c in range(units)], [0xFFFFFFFF - c for c in range(units)], 56
+    for c in range(units):
+        read_only[records + 10 * c:records + 10 * c + 10] = np.frombuffer(
+            biases[c].to_bytes(5, "little", signed=True) + scales[c].to_bytes(4, "little") + bytes([shift]), np.uint8)
+    scratch = np.zeros(regions[1], np.uint8)
+    x = np.random.default_rng(5).integers(-32768, 32768, size=depth, dtype=np.int16)
+    ifm, ofm = _cmd1(words, "NPU_SET_IFM_BASE0"), _cmd1(words, "NPU_SET_OFM_BASE0")
+    scratch[ifm:ifm + 2 * depth] = x.view(np.uint8)
+    code, field, *_ = _ethosu.stream_run(struct.pack(f"<{len(words)}I", *words),
+                                         [read_only, scratch, np.zeros(max(regions[2], 1), np.uint8)])
+    assert (code, field) == (0, None)
+    graph = load_tflite(model)
+    (weights,) = [t.data for t in graph.tensors if t.data is not None and t.data.shape == (units, depth)]
+    got = scratch[ofm:ofm + 2 * units].view(np.int16)
+    for c in range(units):
+        acc = biases[c] + int(np.dot(x.astype(np.int64), weights[c].astype(np.int64)))
+        rounding = (1 << (shift - 1)) + ((1 << 30 if acc >= 0 else -(1 << 30)) if round_mode == 0 else 0)
+        want = min(max((acc * scales[c] + rounding) >> shift, -32768), 32767)
+        assert (acc * scales[c]).bit_length() > 64 and 0 < want < 32767
+        assert int(got[c]) == want, c
