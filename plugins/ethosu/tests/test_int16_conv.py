@@ -194,3 +194,26 @@ def test_a_16_bit_convolution_rescales_products_beyond_64_bits_exactly(round_mod
         want = min(max((acc * scales[c] + rounding) >> shift, -32768), 32767)
         assert (acc * scales[c]).bit_length() > 64 and 0 < want < 32767
         assert int(got[c]) == want, c
+
+
+def test_an_int16_chain_of_convolutions_is_one_partition_bit_exact(registry):
+    from tvmdevice.aot.builder import ModelBuilder
+    from tvmdevice.aot.compiler import compile
+    from tvmdevice.testing.oracle import tflm_run
+
+    b = ModelBuilder(name="int16_chain", seed=3)
+    x = b.input((1, 9, 9, 3), 0.002, 0, dtype="int16")
+    y = b.conv2d(x, filters=12, kernel=(3, 3), stride=2, activation="RELU")
+    y = b.depthwise_conv2d(y, kernel=(3, 3))
+    b.output(b.conv2d(y, filters=10, kernel=(1, 1)))
+    model = b.build()
+    module = compile(model, "ethos-u, c", registry=registry)
+    assert [[op.type for op in p.ops] for p in module.placement.partitions] == [
+        ["CONV_2D", "DEPTHWISE_CONV_2D", "CONV_2D"]]
+    rng = np.random.default_rng(0)
+    with module.executor() as ex:
+        for bound in (32768, 50):
+            xs = [rng.integers(-bound, bound, size=(1, 9, 9, 3), dtype=np.int16)]
+            (got,) = ex.run(xs)
+            want = tflm_run(model, xs).output(0)
+            np.testing.assert_array_equal(np.asarray(got).reshape(want.shape), want)
