@@ -217,3 +217,30 @@ def test_an_int16_chain_of_convolutions_is_one_partition_bit_exact(registry):
             (got,) = ex.run(xs)
             want = tflm_run(model, xs).output(0)
             np.testing.assert_array_equal(np.asarray(got).reshape(want.shape), want)
+
+
+@pytest.fixture
+def per_block():
+    """The calling thread decodes per OFM block while the test runs, as an exported model does."""
+    _ethosu.weight_cache(False)
+    try:
+        yield
+    finally:
+        _ethosu.weight_cache(True)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(h=st.integers(3, 7), w=st.integers(3, 7), c=st.sampled_from([1, 3, 17, 40]),
+       filters=st.sampled_from([4, 20, 40, 72]), kernel=st.sampled_from([(1, 1), (3, 3), (2, 3)]),
+       depthwise=st.booleans(), seed=st.integers(0, 99))
+def test_int16_convolutions_decoded_per_ofm_block_are_bit_exact(registry, per_block, h, w, c, filters, kernel,
+                                                                 depthwise, seed):
+    # the path an export runs: each OFM block's weights decoded when the block runs
+    if depthwise:
+        model = single_op_model("DEPTHWISE_CONV_2D", (1, h, w, filters), input_dtype="int16", input_scale=0.003,
+                                kernel=kernel, seed=seed)
+    else:
+        model = single_op_model("CONV_2D", (1, h, w, c), input_dtype="int16", input_scale=0.003, filters=filters,
+                                kernel=kernel, seed=seed)
+    assert not _ethosu.weight_cache()
+    assert run_and_compare(registry, model, seed) == "ethos-u"
