@@ -4,7 +4,6 @@ declined naming the command the model does not implement (never run with guessed
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tvmdevice.aot.builder import single_op_model
@@ -99,12 +98,3 @@ def test_pooling(registry, h, w, c, pool, stride, padding, kind, activation, zp,
                             padding=padding, activation=activation, seed=seed)
     outcome = run_and_compare(registry, model, seed)
     assert ran_or_declined_by_name(outcome), outcome
-
-
-@pytest.mark.parametrize("op_type, command", [
-    ("CONV_2D", "NPU_OP_CONV"), ("FULLY_CONNECTED", "NPU_OP_CONV"), ("DEPTHWISE_CONV_2D", "NPU_OP_DEPTHWISE"),
-])
-def test_int16_convolutions_are_declined_naming_the_precision(registry, op_type, command):
-    # int16 pooling and elementwise operators run: test_int16.py
-    reason = run_and_compare(registry, single_op_model(op_type, input_dtype="int16"), 0)
-    assert reason.startswith(f"the functional model does not implement {command} with this IFM_PRECISION"), reason

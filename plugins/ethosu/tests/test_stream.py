@@ -42,10 +42,10 @@ def test_an_operation_the_model_lacks_is_refused_naming_it():
 
 
 def test_a_field_the_model_lacks_is_refused_naming_it():
-    # NPU_OP_CONV with the IFM precision left at unsigned 8-bit (0): the model runs signed 8-bit only
+    # NPU_OP_CONV with the IFM precision left at unsigned 8-bit (0): the model runs signed 8- and 16-bit only
     code, _, ctrl, opcode, _, field, _ = check(payload(0x0000_0105, 0x0000_0002, 0xFFFF_0000))
     assert code == _ethosu.STREAM_UNSUPPORTED
-    assert (command_name(ctrl, opcode), field) == ("NPU_OP_CONV", "IFM_PRECISION (not signed 8-bit)")
+    assert (command_name(ctrl, opcode), field) == ("NPU_OP_CONV", "IFM_PRECISION (not signed 8- or 16-bit)")
 
 
 def _claiming(length: int, *commands: int) -> bytes:

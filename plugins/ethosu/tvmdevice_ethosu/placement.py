@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from tvmdevice.plugin import Refusal
 
+from .accumulator_width import accumulator_refusal
 from .element_check import PER_ELEMENT, element_refusal
 from .mul_scale import mul_scale_refusal
 from .relu_scale import relu_scale_refusal
@@ -143,6 +144,9 @@ def check_operator(options: dict[str, Any], graph: "Graph", op: "Operator") -> s
     if differs is not None:
         return differs
     differs = relu_scale_refusal(graph, op)
+    if differs is not None:
+        return differs
+    differs = accumulator_refusal(graph, op)
     if differs is not None:
         return differs
     crashes = _crashes_vela(op)

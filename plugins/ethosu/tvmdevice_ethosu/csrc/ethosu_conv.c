@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "ethosu_conv_wide.h"
 #include "ethosu_fmap.h"
 #include "ethosu_npu.h"
 #include "ethosu_weights.h"
@@ -74,16 +75,6 @@ static int64_t place_weights(const order_t* o, const int16_t* decoded, int64_t c
   return n;
 }
 
-/* One OFM channel's bias/scale record: 40-bit signed bias, 32-bit scale, 6-bit shift. */
-static void scale_record(const uint8_t* rec, int64_t* bias, int64_t* scale, int32_t* shift) {
-  int64_t b = (int64_t)((uint64_t)rec[0] | (uint64_t)rec[1] << 8 | (uint64_t)rec[2] << 16 | (uint64_t)rec[3] << 24 |
-                        (uint64_t)rec[4] << 32);
-  if (b & ((int64_t)1 << 39)) b -= (int64_t)1 << 40;
-  *bias = b;
-  *scale = (int64_t)((uint32_t)rec[5] | (uint32_t)rec[6] << 8 | (uint32_t)rec[7] << 16 | (uint32_t)rec[8] << 24);
-  *shift = rec[9] & 0x3F;
-}
-
 /* The rescaled value plus the OFM zero point, clamped by the activation and to int8, written. */
 static void write_ofm(ethosu_npu_t* npu, const fmap_t* out, int32_t y, int32_t x, int32_t c, int64_t scaled,
                       int32_t act_min, int32_t act_max, int32_t table) {
@@ -99,6 +90,7 @@ static void write_ofm(ethosu_npu_t* npu, const fmap_t* out, int32_t y, int32_t x
 int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   const int depthwise = opcode == ETHOSU_OP_DEPTHWISE;
   const uint32_t ifm_prec = REG(npu, R_IFM_PRECISION), ofm_prec = REG(npu, R_OFM_PRECISION);
+  const int wide = (ifm_prec >> 2 & 3u) == 1u; /* a 16-bit IFM: conv_wide.h */
   const uint32_t kstride = REG(npu, R_KERNEL_STRIDE), act = REG(npu, R_ACTIVATION);
   const int32_t stride_x = 1 + (int32_t)((kstride & 1u) | ((kstride >> 6 & 1u) << 1));
   const int32_t stride_y = 1 + (int32_t)((kstride >> 1 & 1u) | ((kstride >> 9 & 1u) << 1));
@@ -116,16 +108,23 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   int32_t oy, ox, oc, table;
 
   npu->unsupported = NULL;
-  if ((ifm_prec & 1u) != 1u || (ifm_prec >> 2 & 3u) != 0u) return ethosu_refuse(npu, "IFM_PRECISION (not signed 8-bit)");
+  if (wide) {
+    if (conv_wide_check(npu, ifm_prec, ofm_prec)) return 1;
+  } else {
+    if ((ifm_prec & 1u) != 1u || (ifm_prec >> 2 & 3u) != 0u) {
+      return ethosu_refuse(npu, "IFM_PRECISION (not signed 8- or 16-bit)");
+    }
+    if ((ifm_prec >> 14 & 3u) != 0u) return ethosu_refuse(npu, "IFM_PRECISION round_mode (not TFL)");
+    if ((ofm_prec & 1u) != 1u || (ofm_prec >> 1 & 3u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION (not signed 8-bit)");
+    if ((ofm_prec >> 14 & 3u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION round_mode (not TFL)");
+    if (REG(npu, R_ACC_FORMAT) != 0u) return ethosu_refuse(npu, "ACC_FORMAT (not 32-bit integer)");
+  }
   if ((ifm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "IFM_PRECISION format");
-  if ((ifm_prec >> 14 & 3u) != 0u) return ethosu_refuse(npu, "IFM_PRECISION round_mode (not TFL)");
-  if ((ofm_prec & 1u) != 1u || (ofm_prec >> 1 & 3u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION (not signed 8-bit)");
   if ((ofm_prec >> 6 & 3u) > 1u) return ethosu_refuse(npu, "OFM_PRECISION format");
   if ((ofm_prec >> 8 & 1u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION scale_mode (not per channel)");
-  if ((ofm_prec >> 14 & 3u) != 0u) return ethosu_refuse(npu, "OFM_PRECISION round_mode (not TFL)");
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
-  if (REG(npu, R_ACC_FORMAT) != 0u) return ethosu_refuse(npu, "ACC_FORMAT (not 32-bit integer)");
   if (ethosu_lut_check(npu, &table)) return 1;
+  if (wide && table >= 0) return ethosu_refuse(npu, "ACTIVATION (a LUT after a 16-bit convolution)");
   if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
   if ((kstride >> 5 & 1u) != 0u) return ethosu_refuse(npu, "KERNEL_STRIDE decomposition");
   if (npu->set32[R1_WEIGHT1_LENGTH] && npu->reg32[R1_WEIGHT1_LENGTH] != 0u) return ethosu_refuse(npu, "WEIGHT1 (dual core)");
@@ -142,6 +141,9 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
     return ethosu_refuse(npu, "IFM tiles (reads beyond IFM tile 0)");
   }
   if (depthwise && in.c != out.c) return ethosu_refuse(npu, "DEPTHWISE depth multiplier");
+  if (wide && conv_wide_window_check(npu, &in, (uint64_t)kh * (uint64_t)kw * (uint64_t)(depthwise ? 1 : in.c))) {
+    return 1;
+  }
   if (ethosu_fm_in_region(npu, &in, "IFM addresses (outside the region)")) return 1;
   if (ethosu_fm_in_region(npu, &out, "OFM addresses (outside the region)")) return 1;
   if (npu->read_only_regions >> out.region & 1u) return ethosu_refuse(npu, "OFM_REGION (read-only)");
@@ -164,12 +166,12 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
   order.ofm_block_depth = REG(npu, 0x117) + 1; /* OFM_BLK_DEPTH_M1: the weight encoder's OFM block */
   order.part_kernel = (int)(kstride >> 2 & 1u);
   order.depthwise = depthwise;
-  order.ifm_block_depth = order.part_kernel ? 16 : 32;
+  order.ifm_block_depth = order.part_kernel || wide ? 16 : 32;
   order.ofm_ublock = (int32_t)npu->ofm_ublock_depth;
   order.ifm_ublock = (int32_t)npu->ifm_ublock_depth;
   order.decomp_x = 8 / dil_x;
   order.decomp_y = 8 / dil_y;
-  order.round = depthwise ? 4 : order.part_kernel ? 4 : 1;
+  order.round = depthwise ? 4 : order.part_kernel ? (wide ? 2 : 4) : 1;
   {
     /* The functional model's memory, as the NPU's weight decoder works: one OFM block at a time, its
      * dense weights, then its decoded stream, then (reusing it) one IFM window, gathered. */
@@ -240,13 +242,20 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
         start += (uint32_t)used;
         wb = dense;
       }
+      if (wide) {
+        const conv_window_t win = {kh, kw, stride_y, stride_x, dil_y, dil_x, pad_top, pad_left, depthwise};
+        if (conv_wide_block(npu, &in, &out, &win, wb, npu->region[sregion] + sbase, ob, ob_end, act_min, act_max)) {
+          return 1;
+        }
+        continue;
+      }
       if (depthwise) {
         for (oc = ob; oc < ob_end; oc++) {
           const uint64_t coff = in.nhcwb16 ? (uint64_t)(oc / 16) * in.stride_c + (uint64_t)(oc % 16) : (uint64_t)oc;
           const int16_t* w = wb + (int64_t)(oc - ob) * kh * kw;
           int64_t bias, scale;
           int32_t shift;
-          scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
+          ethosu_scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
           for (oy = 0; oy < out.h; oy++) {
             for (ox = 0; ox < out.w; ox++) {
               int32_t acc = 0, ky, kx; /* 32-bit, as the NPU's ACC_FORMAT I32 and TFLM's accumulators */
@@ -295,7 +304,7 @@ int32_t ethosu_op_conv(ethosu_npu_t* npu, uint32_t opcode, int execute) {
               int64_t bias, scale;
               int32_t shift, acc = 0, j;
               for (j = 0; j < window; j++) acc += patch[j] * w[j];
-              scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
+              ethosu_scale_record(npu->region[sregion] + sbase + 10u * (uint64_t)oc, &bias, &scale, &shift);
               write_ofm(npu, &out, oy, ox, oc, ethosu_apply_scale((int64_t)acc + bias, scale, shift, 0), act_min,
                         act_max, table);
             }
