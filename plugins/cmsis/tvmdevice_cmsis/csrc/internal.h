@@ -106,9 +106,12 @@ void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, int32_t sa, const int8_t* b, int
 int32_t tvmd_cmsis_max_pool_s8_avx2(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output);
 int32_t tvmd_cmsis_avg_pool_s8_avx2(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output);
 /* One batch image of DEPTHWISE_CONV_2D with depth multiplier 1 and at most
- * TVMD_CMSIS_DW_MAX_TAPS taps (integer, as depthwise_conv.c). */
+ * TVMD_CMSIS_DW_MAX_TAPS taps (integer, as depthwise_conv.c), on AVX2 or
+ * AVX-512 (simd_x86_depthwise.c). */
 void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
                                const int32_t* bias, int8_t* output);
+void tvmd_cmsis_depthwise_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
+                                 const int32_t* bias, int8_t* output);
 #else
 #define TVMD_CMSIS_X86 0
 #endif
