@@ -27,43 +27,71 @@
 
 #include "simd_x86_requantize.h" /* the intrinsics, AVX2 / AVX512 targets, requantization */
 
-/* The taps of output pixel (oy, ox): src[t] is tap t's input pixel and
- * mask[t] ~0 when it lies inside the image; outside, src[t] is zero_points
- * and mask[t] 0, so a block at channel c0 reads src[t] + (c0 & mask[t]).
- * offsets[t] is tap t's offset from the window's first tap. */
-static inline void pixel_taps(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
-                              const size_t* offsets, const int8_t* zero_points, int32_t oy, int32_t ox,
-                              const int8_t** src, size_t* mask) {
+/* Where one output pixel's taps are.  A pixel whose window lies inside
+ * the image (`inside`) has tap t at base + offsets[t]; any other has it at
+ * src[t] when the tap is in the image (mask[t] ~0), else src[t] is a vector
+ * of input zero points (mask[t] 0); a block at channel c0 reads
+ * src[t] + (c0 & mask[t]).  Entry `taps` is an odd last tap's partner,
+ * whose weights are 0 (offset 0, or the zero points). */
+typedef struct {
+  const int8_t* base;
+  const size_t* offsets;
+  const int8_t** src;
+  size_t* mask;
+} taps_t;
+
+/* Tap t's bytes from channel c0; `inside` is a constant at every call, so
+ * each pixel loop compiles once per kind of pixel. */
+static inline __attribute__((always_inline)) const int8_t* tap_at(const taps_t* tp, int inside, int32_t t,
+                                                                    size_t c0) {
+  return inside ? tp->base + tp->offsets[t] + c0 : tp->src[t] + (c0 & tp->mask[t]);
+}
+
+/* Whether tap t reads the zero points (a tap outside the image). */
+static inline __attribute__((always_inline)) int tap_outside(const taps_t* tp, int inside, int32_t t) {
+  return inside ? 0 : tp->mask[t] == 0;
+}
+
+/* Output pixel (oy, ox)'s taps into tp; returns whether its window lies
+ * inside the image (then only tp->base is set). */
+static inline int pixel_taps(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
+                             const int8_t* zero_points, int32_t oy, int32_t ox, taps_t* tp) {
   const size_t ch = (size_t)p->in_ch;
   const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
   if (iy0 >= 0 && ix0 >= 0 && iy0 + (p->filter_h - 1) * p->dilation_h < p->in_h &&
       ix0 + (p->filter_w - 1) * p->dilation_w < p->in_w) {
-    const int8_t* base = input + ((size_t)iy0 * (size_t)p->in_w + (size_t)ix0) * ch;
-    for (int32_t t = 0; t < p->filter_h * p->filter_w; t++) {
-      src[t] = base + offsets[t];
-      mask[t] = ~(size_t)0;
-    }
-    return;
+    tp->base = input + ((size_t)iy0 * (size_t)p->in_w + (size_t)ix0) * ch;
+    return 1;
   }
   for (int32_t fy = 0, t = 0; fy < p->filter_h; fy++) {
     const int32_t iy = iy0 + fy * p->dilation_h;
     for (int32_t fx = 0; fx < p->filter_w; fx++, t++) {
       const int32_t ix = ix0 + fx * p->dilation_w;
-      const int inside = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
-      src[t] = inside ? input + ((size_t)iy * (size_t)p->in_w + (size_t)ix) * ch : zero_points;
-      mask[t] = inside ? ~(size_t)0 : 0;
+      const int in_image = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
+      tp->src[t] = in_image ? input + ((size_t)iy * (size_t)p->in_w + (size_t)ix) * ch : zero_points;
+      tp->mask[t] = in_image ? ~(size_t)0 : 0;
     }
   }
+  return 0;
 }
 
-/* Tap offsets from the window's first tap, for pixel_taps. */
-static inline void tap_offsets(const tvmd_cmsis_depthwise_conv_params_t* p, size_t* offsets) {
+/* Tap offsets from the window's first tap, and the partner entry `taps`. */
+static inline void taps_init(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* zero_points,
+                             size_t* offsets, const int8_t** src, size_t* mask, taps_t* tp) {
+  const int32_t taps = p->filter_h * p->filter_w;
   for (int32_t fy = 0, t = 0; fy < p->filter_h; fy++) {
     for (int32_t fx = 0; fx < p->filter_w; fx++, t++) {
       offsets[t] = ((size_t)(fy * p->dilation_h) * (size_t)p->in_w + (size_t)(fx * p->dilation_w)) *
                    (size_t)p->in_ch;
     }
   }
+  offsets[taps] = 0;
+  src[taps] = zero_points;
+  mask[taps] = 0;
+  tp->base = NULL;
+  tp->offsets = offsets;
+  tp->src = src;
+  tp->mask = mask;
 }
 
 /* ------------------------------------------------------------------ AVX2 */
@@ -84,12 +112,11 @@ AVX2_INLINE __m256i tap_pair8(__m128i x0, __m128i x1, const int16_t* w, __m256i 
   return _mm256_add_epi32(acc, _mm256_madd_epi16(x, _mm256_loadu_si256((const __m256i*)(const void*)w)));
 }
 
-/* 8 input bytes of a tap from channel c0, of which the first n are its
- * channels: read in place unless they would cross `end` (the image's end),
- * then through a copy. */
-AVX2_INLINE __m128i tap_bytes8(const int8_t* src, size_t mask, size_t c0, size_t n, const int8_t* end) {
-  const int8_t* x = src + (c0 & mask);
-  if (mask == 0 || x + 8 <= end) return _mm_loadl_epi64((const __m128i*)(const void*)x);
+/* 8 bytes at x, of which the first n are a tap's channels: read in place
+ * unless they would cross `end` (the image's end), then through a copy; a
+ * tap outside the image reads its zero points in place. */
+AVX2_INLINE __m128i tap_bytes8(const int8_t* x, int outside, size_t n, const int8_t* end) {
+  if (outside || x + 8 <= end) return _mm_loadl_epi64((const __m128i*)(const void*)x);
   int8_t copy[8] = {0};
   memcpy(copy, x, n);
   return _mm_loadl_epi64((const __m128i*)(const void*)copy);
@@ -127,9 +154,8 @@ static inline void channels_avx2_init(channels_avx2_t* d, const tvmd_cmsis_depth
   }
 }
 
-/* Channels [d->start, ch) of one output pixel, its taps in src and mask. */
-AVX2_INLINE void channels_avx2(const channels_avx2_t* d, const int8_t* const* src, const size_t* mask,
-                               int8_t* out) {
+/* Channels [d->start, ch) of one output pixel. */
+AVX2_INLINE void channels_avx2(const channels_avx2_t* d, const taps_t* tp, int inside, int8_t* out) {
   const tvmd_cmsis_depthwise_conv_params_t* p = d->p;
   const int32_t* bias = d->bias;
   const size_t cp = (size_t)p->cp;
@@ -137,9 +163,8 @@ AVX2_INLINE void channels_avx2(const channels_avx2_t* d, const int8_t* const* sr
   for (size_t c0 = d->start; c0 < d->full; c0 += 16) {
     __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0;
     for (int32_t pr = 0; pr < d->pairs; pr++) {
-      const int8_t* x0 = src[2 * pr] + (c0 & mask[2 * pr]);
-      const int8_t* x1 = src[2 * pr + 1] + (c0 & mask[2 * pr + 1]);
-      tap_pair16(_mm_loadu_si128((const __m128i*)(const void*)x0), _mm_loadu_si128((const __m128i*)(const void*)x1),
+      tap_pair16(_mm_loadu_si128((const __m128i*)(const void*)tap_at(tp, inside, 2 * pr, c0)),
+                 _mm_loadu_si128((const __m128i*)(const void*)tap_at(tp, inside, 2 * pr + 1, c0)),
                  p->weights + ((size_t)pr * cp + c0) * 2, offset, &acc0, &acc1);
     }
     const __m256i y0 = finish8(acc0, bias ? bias + c0 : NULL, p->multiplier + c0, p->shift + c0, &p->q);
@@ -150,9 +175,8 @@ AVX2_INLINE void channels_avx2(const channels_avx2_t* d, const int8_t* const* sr
     const size_t c0 = d->full;
     __m256i acc = _mm256_setzero_si256();
     for (int32_t pr = 0; pr < d->pairs; pr++) {
-      const int8_t* x0 = src[2 * pr] + (c0 & mask[2 * pr]);
-      const int8_t* x1 = src[2 * pr + 1] + (c0 & mask[2 * pr + 1]);
-      acc = tap_pair8(_mm_loadl_epi64((const __m128i*)(const void*)x0), _mm_loadl_epi64((const __m128i*)(const void*)x1),
+      acc = tap_pair8(_mm_loadl_epi64((const __m128i*)(const void*)tap_at(tp, inside, 2 * pr, c0)),
+                      _mm_loadl_epi64((const __m128i*)(const void*)tap_at(tp, inside, 2 * pr + 1, c0)),
                       p->weights + ((size_t)pr * cp + c0) * 2, offset, acc);
     }
     const __m256i y = finish8(acc, bias ? bias + c0 : NULL, p->multiplier + c0, p->shift + c0, &p->q);
@@ -162,8 +186,9 @@ AVX2_INLINE void channels_avx2(const channels_avx2_t* d, const int8_t* const* sr
     const size_t c0 = d->c8;
     __m256i acc = _mm256_setzero_si256();
     for (int32_t pr = 0; pr < d->pairs; pr++) {
-      acc = tap_pair8(tap_bytes8(src[2 * pr], mask[2 * pr], c0, d->left, d->end),
-                      tap_bytes8(src[2 * pr + 1], mask[2 * pr + 1], c0, d->left, d->end),
+      acc = tap_pair8(tap_bytes8(tap_at(tp, inside, 2 * pr, c0), tap_outside(tp, inside, 2 * pr), d->left, d->end),
+                      tap_bytes8(tap_at(tp, inside, 2 * pr + 1, c0), tap_outside(tp, inside, 2 * pr + 1), d->left,
+                                 d->end),
                       p->weights + ((size_t)pr * cp + c0) * 2, offset, acc);
     }
     const __m256i y = finish8(acc, d->t_bias, d->t_mult, d->t_shift, &p->q);
@@ -179,16 +204,18 @@ AVX2 void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p,
   channels_avx2_init(&d, p, input, bias, 0);
   int8_t zero_points[16];
   memset(zero_points, -p->q.input_offset, sizeof(zero_points));
-  size_t offsets[TVMD_CMSIS_DW_MAX_TAPS];
-  tap_offsets(p, offsets);
+  size_t offsets[TVMD_CMSIS_DW_MAX_TAPS + 1], mask[TVMD_CMSIS_DW_MAX_TAPS + 1];
   const int8_t* src[TVMD_CMSIS_DW_MAX_TAPS + 1];
-  size_t mask[TVMD_CMSIS_DW_MAX_TAPS + 1];
-  src[2 * d.pairs - 1] = zero_points; /* an odd last tap's partner (its weights are 0) */
-  mask[2 * d.pairs - 1] = 0;
+  taps_t tp;
+  taps_init(p, zero_points, offsets, src, mask, &tp);
   for (int32_t oy = 0; oy < p->out_h; oy++) {
     for (int32_t ox = 0; ox < p->out_w; ox++) {
-      pixel_taps(p, input, offsets, zero_points, oy, ox, src, mask);
-      channels_avx2(&d, src, mask, output + ((size_t)oy * (size_t)p->out_w + (size_t)ox) * (size_t)p->out_ch);
+      int8_t* out = output + ((size_t)oy * (size_t)p->out_w + (size_t)ox) * (size_t)p->out_ch;
+      if (pixel_taps(p, input, zero_points, oy, ox, &tp)) {
+        channels_avx2(&d, &tp, 1, out);
+      } else {
+        channels_avx2(&d, &tp, 0, out);
+      }
     }
   }
 }
@@ -198,15 +225,14 @@ AVX2 void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p,
 /* 32 channels from c0: the bytes' 64-bit quarters reordered (0, 2, 1, 3) so
  * the per-128-bit-lane unpacks give channels 0..15 and 16..31 in order, one
  * vpmaddwd per 16 channels and tap pair. */
-AVX512_INLINE void block32_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* const* src,
-                                  const size_t* mask, int32_t pairs, size_t c0, const int32_t* bias, int8_t* out) {
+AVX512_INLINE void block32_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const taps_t* tp, int inside,
+                                  int32_t pairs, size_t c0, const int32_t* bias, int8_t* out) {
   const __m512i offset = _mm512_set1_epi16((int16_t)p->q.input_offset);
   __m512i acc0 = _mm512_setzero_si512(), acc1 = acc0;
   for (int32_t pr = 0; pr < pairs; pr++) {
-    const int8_t* x0 = src[2 * pr] + (c0 & mask[2 * pr]);
-    const int8_t* x1 = src[2 * pr + 1] + (c0 & mask[2 * pr + 1]);
-    const __m256i b0 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i*)(const void*)x0), 0xD8);
-    const __m256i b1 = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i*)(const void*)x1), 0xD8);
+    const __m256i x0 = _mm256_loadu_si256((const __m256i*)(const void*)tap_at(tp, inside, 2 * pr, c0));
+    const __m256i x1 = _mm256_loadu_si256((const __m256i*)(const void*)tap_at(tp, inside, 2 * pr + 1, c0));
+    const __m256i b0 = _mm256_permute4x64_epi64(x0, 0xD8), b1 = _mm256_permute4x64_epi64(x1, 0xD8);
     const __m512i lo = _mm512_add_epi16(_mm512_cvtepi8_epi16(_mm256_unpacklo_epi8(b0, b1)), offset);
     const __m512i hi = _mm512_add_epi16(_mm512_cvtepi8_epi16(_mm256_unpackhi_epi8(b0, b1)), offset);
     const int16_t* w = p->weights + ((size_t)pr * (size_t)p->cp + c0) * 2;
@@ -219,30 +245,48 @@ AVX512_INLINE void block32_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, c
                     out + c0 + 16, (__mmask16)0xFFFF);
 }
 
+/* The last 0..31 channels of an AVX-512 pixel: the AVX2 blocks, compiled
+ * for AVX2 alone (inlined into the AVX-512 loop they measured ~25% slower). */
+static __attribute__((noinline)) AVX2 void channels_avx2_call(const channels_avx2_t* d, const taps_t* tp,
+                                                              int inside, int8_t* out) {
+  if (inside) {
+    channels_avx2(d, tp, 1, out);
+  } else {
+    channels_avx2(d, tp, 0, out);
+  }
+}
+
 /* Blocks of 32 channels in 512-bit registers, the last 0..31 channels
- * through the AVX2 blocks: measured on an AVX-512 CPU that runs 512-bit
- * operations in two halves (AMD Zen 4), a block of 16 or fewer channels in
- * one 512-bit register (masked loads and stores) was slower than the AVX2
- * blocks, 32 channels faster. */
+ * through the AVX2 blocks (fewer than 32 channels: the AVX2 function):
+ * measured on an AVX-512 CPU that runs 512-bit operations in two halves
+ * (AMD Zen 4), 32 channels in 512-bit registers were faster than AVX2's two
+ * blocks of 16, and a block of 16 or fewer channels in one 512-bit register
+ * (masked loads and stores) slower than AVX2's. */
 AVX512 void tvmd_cmsis_depthwise_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
                                         const int32_t* bias, int8_t* output) {
   const size_t ch = (size_t)p->out_ch, blocks_end = ch & ~(size_t)31;
+  if (blocks_end == 0) {
+    tvmd_cmsis_depthwise_avx2(p, input, bias, output);
+    return;
+  }
   channels_avx2_t d;
   channels_avx2_init(&d, p, input, bias, blocks_end);
   int8_t zero_points[32];
   memset(zero_points, -p->q.input_offset, sizeof(zero_points));
-  size_t offsets[TVMD_CMSIS_DW_MAX_TAPS];
-  tap_offsets(p, offsets);
+  size_t offsets[TVMD_CMSIS_DW_MAX_TAPS + 1], mask[TVMD_CMSIS_DW_MAX_TAPS + 1];
   const int8_t* src[TVMD_CMSIS_DW_MAX_TAPS + 1];
-  size_t mask[TVMD_CMSIS_DW_MAX_TAPS + 1];
-  src[2 * d.pairs - 1] = zero_points; /* an odd last tap's partner (its weights are 0) */
-  mask[2 * d.pairs - 1] = 0;
+  taps_t tp;
+  taps_init(p, zero_points, offsets, src, mask, &tp);
   for (int32_t oy = 0; oy < p->out_h; oy++) {
     for (int32_t ox = 0; ox < p->out_w; ox++) {
-      pixel_taps(p, input, offsets, zero_points, oy, ox, src, mask);
       int8_t* out = output + ((size_t)oy * (size_t)p->out_w + (size_t)ox) * ch;
-      for (size_t c0 = 0; c0 < blocks_end; c0 += 32) block32_avx512(p, src, mask, d.pairs, c0, bias, out);
-      channels_avx2(&d, src, mask, out);
+      const int inside = pixel_taps(p, input, zero_points, oy, ox, &tp);
+      if (inside) {
+        for (size_t c0 = 0; c0 < blocks_end; c0 += 32) block32_avx512(p, &tp, 1, d.pairs, c0, bias, out);
+      } else {
+        for (size_t c0 = 0; c0 < blocks_end; c0 += 32) block32_avx512(p, &tp, 0, d.pairs, c0, bias, out);
+      }
+      if (blocks_end < ch) channels_avx2_call(&d, &tp, inside, out);
     }
   }
 }
