@@ -271,9 +271,9 @@ AVX2 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int3
 }
 
 AVX2 void tvmd_cmsis_conv_image_s8_avx2(const tvmd_cmsis_conv_params_t* p, const int16_t* image, int32_t pw,
-                                        const int32_t* bias, int8_t* out_image) {
+                                        int32_t out_rows, const int32_t* bias, int8_t* out_image) {
   const size_t ch = (size_t)p->in_ch;
-  const int32_t pixels = p->out_h * p->out_w;
+  const int32_t pixels = out_rows * p->out_w;
   const rows_t shape = {{NULL, NULL, NULL, NULL}, p->filter_h, p->filter_w * p->in_ch / 2,
                         (size_t)p->dilation_h * (size_t)pw * ch};
   const int32_t* w32 = (const int32_t*)(const void*)p->weights;
