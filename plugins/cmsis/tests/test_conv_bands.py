@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import tvmdevice
 from tvmdevice.aot.builder import single_op_model
 from tvmdevice.aot.frontend import load_tflite
+from tvmdevice.testing.oracle import tflm_run
 
-import tvmdevice
 from tvmdevice_cmsis import kernels
 
 from conftest import assert_bit_exact, simd_level_params
@@ -73,7 +74,5 @@ def test_a_mobilenet_v2_stem_fits_the_default_scratch_cap_and_runs_on_cmsis_nn()
     module = tvmdevice.compile(model, "cmsis-nn, c")
     assert [p.device for p in module.placement.ops] == ["cmsis-nn"]
     x = np.random.default_rng(5).integers(-128, 128, size=(1, 224, 224, 3)).astype(np.int8)
-    from tvmdevice.testing.oracle import tflm_run
-
     with module.executor() as ex:
         np.testing.assert_array_equal(ex.run([x])[0], tflm_run(model, [x]).output(0))
