@@ -14,8 +14,8 @@ Every workload is run, in this one process, on the same random inputs, by:
 The workloads are the models of TVMDEVICE_MODELS_DIR (default ../shared/models
 relative to the repository root), one model per operator class built with
 :mod:`tvmdevice.aot.builder` at the sizes small vision and audio nets use, and a
-ResNet-style model (3x3 convolutions with residual ADDs) and a MobileNetV1 block
-(an 8-channel 48x48 depthwise and its 1x1 convolution).  It prints median
+ResNet-style model (3x3 convolutions with residual ADDs), a MobileNetV1 block
+(an 8-channel 48x48 depthwise and its 1x1 convolution) and a MobileNetV2 224x224 stem.  It prints median
 latencies and ratios, checks every tvmdevice output against tflite-micro's bit
 for bit (on every SIMD level; LiteRT is not compared: XNNPACK is not bit-exact
 with TFLM), and names the CPU's SIMD features.  ``--readme FILE`` writes the
@@ -163,6 +163,18 @@ def mobilenet_v1_block() -> bytes:
     return b.build()
 
 
+def mobilenet_v2_stem() -> bytes:
+    """A MobileNetV2 224x224 stem: [1,224,224,3] -> CONV 3x3 /2 to 32 RELU6 (its whole bordered image, 307 KB
+    of int16, is over cmsis-nn's default scratch cap: the convolution runs in bands of output rows)."""
+    from tvmdevice.aot.builder import ModelBuilder
+
+    b = ModelBuilder(name="mobilenet_v2_stem", seed=11)
+    x = b.input((1, 224, 224, 3), scale=1 / 64, zero_point=0)
+    b.output(b.conv2d(x, filters=32, kernel=3, stride=2, padding="SAME", activation="RELU6", out_scale=6 / 255,
+                      out_zero_point=-128))
+    return b.build()
+
+
 def workloads(only: str | None, names: list[str] | None = None) -> list[Workload]:
     out: list[Workload] = []
     if only in (None, "models"):
@@ -174,6 +186,7 @@ def workloads(only: str | None, names: list[str] | None = None) -> list[Workload
         out.append(Workload("resnet_style", "net", resnet_style(), "3 residual blocks, [1,32,32,16]"))
         out.append(Workload("mobilenet_v1_block", "net", mobilenet_v1_block(),
                             "[1,48,48,8] depthwise 3x3 + 1x1 to 16"))
+        out.append(Workload("mobilenet_v2_stem", "net", mobilenet_v2_stem(), "[1,224,224,3] conv 3x3 /2 to 32"))
         out += _operator_workloads()
     if names:
         unknown = sorted(set(names) - {w.name for w in out})

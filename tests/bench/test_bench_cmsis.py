@@ -110,7 +110,15 @@ def test_the_mobilenet_block_runs_bit_exact_with_tflite_micro():
 
 
 def test_workloads_are_chosen_by_name_and_an_unknown_name_is_refused():
-    chosen = bench.workloads("ops", ["mobilenet_v1_block", "depthwise 3x3 8ch"])
-    assert [w.name for w in chosen] == ["mobilenet_v1_block", "depthwise 3x3 8ch"]
+    chosen = bench.workloads("ops", ["mobilenet_v1_block", "depthwise 3x3 8ch", "mobilenet_v2_stem"])
+    assert [w.name for w in chosen] == ["mobilenet_v1_block", "mobilenet_v2_stem", "depthwise 3x3 8ch"]
     with pytest.raises(SystemExit, match="no workload named nonesuch"):
         bench.workloads("ops", ["nonesuch"])
+
+
+def test_the_mobilenet_v2_stem_runs_on_cmsis_nn():
+    import tvmdevice
+
+    module = tvmdevice.compile(bench.mobilenet_v2_stem(), "cmsis-nn, c")
+    assert [op.type for op in module.graph.operators] == ["CONV_2D"]
+    assert [p.device for p in module.placement.ops] == ["cmsis-nn"]
