@@ -14,7 +14,8 @@ Every workload is run, in this one process, on the same random inputs, by:
 The workloads are the models of TVMDEVICE_MODELS_DIR (default ../shared/models
 relative to the repository root), one model per operator class built with
 :mod:`tvmdevice.aot.builder` at the sizes small vision and audio nets use, and a
-ResNet-style model (3x3 convolutions with residual ADDs).  It prints median
+ResNet-style model (3x3 convolutions with residual ADDs), a MobileNetV1 block
+(an 8-channel 48x48 depthwise and its 1x1 convolution) and a MobileNetV2 224x224 stem.  It prints median
 latencies and ratios, checks every tvmdevice output against tflite-micro's bit
 for bit (on every SIMD level; LiteRT is not compared: XNNPACK is not bit-exact
 with TFLM), and names the CPU's SIMD features.  ``--readme FILE`` writes the
@@ -25,7 +26,7 @@ Targets checked (the exit status is 1 when one is missed):
   tvmdevice / LiteRT-XNNPACK <= 1.0 on kws_dscnn, micro_speech and
   ad_fc_autoencoder and <= 1.3 on the ResNet-style model; any bit difference.
 
-    python bench/bench_cmsis.py [--repeat 11] [--min-time 0.2] [--only models|ops]
+    python bench/bench_cmsis.py [--repeat 11] [--min-time 0.2] [--only models|ops] [--workload NAME]
                                 [--simd-level avx2] [--json out.json] [--readme plugins/cmsis/README.md]
 """
 
@@ -111,6 +112,8 @@ def _operator_workloads() -> list[Workload]:
          "[1,24,24,64] -> 64"),
         ("depthwise 3x3", "DEPTHWISE_CONV_2D", dict(input_shape=(1, 48, 48, 32), kernel=3, padding="SAME",
                                                     per_channel=True), "[1,48,48,32], stride 1"),
+        ("depthwise 3x3 8ch", "DEPTHWISE_CONV_2D", dict(input_shape=(1, 48, 48, 8), kernel=3, padding="SAME",
+                                                        per_channel=True), "[1,48,48,8], stride 1"),
         ("depthwise 3x3 /2", "DEPTHWISE_CONV_2D", dict(input_shape=(1, 48, 48, 64), kernel=3, stride=2,
                                                        padding="SAME", per_channel=True), "[1,48,48,64], stride 2"),
         ("fully connected", "FULLY_CONNECTED", dict(input_shape=(1, 1024), units=256), "[1,1024] -> 256"),
@@ -148,7 +151,31 @@ def resnet_style(blocks: int = 3) -> bytes:
     return b.build()
 
 
-def workloads(only: str | None) -> list[Workload]:
+def mobilenet_v1_block() -> bytes:
+    """A MobileNetV1 block of a 96x96 vision model at width 0.25: [1,48,48,8] -> DEPTHWISE 3x3 RELU6 -> CONV 1x1
+    to 16 RELU6 (the 8-channel depthwise takes every pixel through the vector loops' channel tail)."""
+    from tvmdevice.aot.builder import ModelBuilder
+
+    b = ModelBuilder(name="mobilenet_v1_block", seed=7)
+    x = b.input((1, 48, 48, 8), scale=1 / 32, zero_point=-128)
+    d = b.depthwise_conv2d(x, kernel=3, padding="SAME", activation="RELU6", out_scale=6 / 255, out_zero_point=-128)
+    b.output(b.conv2d(d, filters=16, kernel=1, activation="RELU6", out_scale=6 / 255, out_zero_point=-128))
+    return b.build()
+
+
+def mobilenet_v2_stem() -> bytes:
+    """A MobileNetV2 224x224 stem: [1,224,224,3] -> CONV 3x3 /2 to 32 RELU6 (its whole bordered image, 307 KB
+    of int16, is over cmsis-nn's default scratch cap: the convolution runs in bands of output rows)."""
+    from tvmdevice.aot.builder import ModelBuilder
+
+    b = ModelBuilder(name="mobilenet_v2_stem", seed=11)
+    x = b.input((1, 224, 224, 3), scale=1 / 64, zero_point=0)
+    b.output(b.conv2d(x, filters=32, kernel=3, stride=2, padding="SAME", activation="RELU6", out_scale=6 / 255,
+                      out_zero_point=-128))
+    return b.build()
+
+
+def workloads(only: str | None, names: list[str] | None = None) -> list[Workload]:
     out: list[Workload] = []
     if only in (None, "models"):
         paths = sorted(models_dir().glob("*.tflite"))
@@ -157,7 +184,15 @@ def workloads(only: str | None) -> list[Workload]:
         out += [Workload(p.stem, "model", p.read_bytes(), "shared model") for p in paths]
     if only in (None, "ops"):
         out.append(Workload("resnet_style", "net", resnet_style(), "3 residual blocks, [1,32,32,16]"))
+        out.append(Workload("mobilenet_v1_block", "net", mobilenet_v1_block(),
+                            "[1,48,48,8] depthwise 3x3 + 1x1 to 16"))
+        out.append(Workload("mobilenet_v2_stem", "net", mobilenet_v2_stem(), "[1,224,224,3] conv 3x3 /2 to 32"))
         out += _operator_workloads()
+    if names:
+        unknown = sorted(set(names) - {w.name for w in out})
+        if unknown:
+            raise SystemExit(f"no workload named {', '.join(unknown)} (known: {', '.join(w.name for w in out)})")
+        out = [w for w in out if w.name in names]
     return out
 
 
@@ -299,6 +334,8 @@ def main() -> int:
     parser.add_argument("--only", choices=("models", "ops"), help="only the shared models, or only the built ones")
     parser.add_argument("--simd-level", choices=_kernels.SIMD_LEVELS,
                         help="measure tvmdevice on this cmsis-nn SIMD level only (default: every level the CPU runs)")
+    parser.add_argument("--workload", action="append", metavar="NAME",
+                        help="measure only this workload (repeatable; a model's file stem or a built one's name)")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--readme", type=Path, help="write the table into this README between its markers")
     args = parser.parse_args()
@@ -307,7 +344,7 @@ def main() -> int:
     levels = kernel_paths(args.simd_level)
     print(f"CPU: {cpu}; cmsis-nn SIMD levels measured: {', '.join(levels)}", flush=True)
     rows = []
-    todo = workloads(args.only)
+    todo = workloads(args.only, args.workload)
     for k, w in enumerate(todo, 1):
         print(f"[{k}/{len(todo)}] {w.name}", file=sys.stderr, flush=True)
         rows.append(measure(w, args.repeat, args.min_time, levels))

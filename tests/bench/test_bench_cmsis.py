@@ -91,3 +91,34 @@ def test_every_simd_level_the_cpu_runs_is_measured_highest_first_and_the_portabl
     assert bench.kernel_paths("portable") == ["portable"]
     with pytest.raises(SystemExit, match="lacks the nonesuch"):
         bench.kernel_paths("nonesuch")
+
+
+def test_the_mobilenet_block_runs_bit_exact_with_tflite_micro():
+    import numpy as np
+
+    import tvmdevice
+    from tvmdevice.testing.oracle import tflm_run
+
+    data = bench.mobilenet_v1_block()
+    module = tvmdevice.compile(data, "cmsis-nn, c")
+    assert [op.type for op in module.graph.operators] == ["DEPTHWISE_CONV_2D", "CONV_2D"]
+    assert module.graph.tensor(module.graph.inputs[0]).shape == (1, 48, 48, 8)
+    x = np.random.default_rng(4).integers(-128, 128, size=(1, 48, 48, 8)).astype(np.int8)
+    with module.executor() as ex:
+        got = ex.run([x])[0]
+    np.testing.assert_array_equal(got, tflm_run(data, [x]).output(0))
+
+
+def test_workloads_are_chosen_by_name_and_an_unknown_name_is_refused():
+    chosen = bench.workloads("ops", ["mobilenet_v1_block", "depthwise 3x3 8ch", "mobilenet_v2_stem"])
+    assert [w.name for w in chosen] == ["mobilenet_v1_block", "mobilenet_v2_stem", "depthwise 3x3 8ch"]
+    with pytest.raises(SystemExit, match="no workload named nonesuch"):
+        bench.workloads("ops", ["nonesuch"])
+
+
+def test_the_mobilenet_v2_stem_runs_on_cmsis_nn():
+    import tvmdevice
+
+    module = tvmdevice.compile(bench.mobilenet_v2_stem(), "cmsis-nn, c")
+    assert [op.type for op in module.graph.operators] == ["CONV_2D"]
+    assert [p.device for p in module.placement.ops] == ["cmsis-nn"]

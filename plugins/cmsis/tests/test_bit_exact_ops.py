@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from tvmdevice.aot.builder import single_op_model
 from tvmdevice.errors import ModelError
@@ -64,6 +64,25 @@ def test_conv_2d(mcpu, params):
 
 @given(conv_params(depthwise=True))
 def test_depthwise_conv_2d(mcpu, params):
+    assert_bit_exact(model_or_reject("DEPTHWISE_CONV_2D", **params), mcpu=mcpu)
+
+
+@st.composite
+def depthwise_channel_params(draw) -> dict[str, Any]:
+    """Channel counts 1..70 (every block and tail of the vector loops: 16, 8 and 1..7 channels on AVX2, 32 and
+    masked tails on AVX-512), depth multipliers 1..4, small images whose every pixel is near a border."""
+    h, w = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    return dict(
+        input_shape=(1, h, w, draw(st.integers(1, 70))), kernel=(draw(st.integers(1, 3)), draw(st.integers(1, 3))),
+        depth_multiplier=draw(st.integers(1, 4)), stride=draw(PAIR), dilation=draw(PAIR),
+        padding=draw(st.sampled_from(["SAME", "VALID"])), activation=draw(ACTIVATIONS),
+        per_channel=draw(st.booleans()), bias=draw(st.booleans()), input_zero_point=draw(ZERO_POINTS),
+        out_zero_point=draw(ZERO_POINTS), seed=draw(st.integers(0, 100)))
+
+
+@given(depthwise_channel_params())
+@settings(max_examples=max(1, settings().max_examples // 3))
+def test_depthwise_channel_counts(mcpu, params):
     assert_bit_exact(model_or_reject("DEPTHWISE_CONV_2D", **params), mcpu=mcpu)
 
 

@@ -3,7 +3,7 @@
 The property tests (test_bit_exact_ops.py) already run every level this CPU
 has on small shapes; here each level is a test parameter (skipped, saying
 why, when the CPU lacks it) over the shapes that reach its vector loops:
-full 16-channel depthwise blocks with channel tails, wide and narrow GEMM
+full 16- and 32-channel depthwise blocks with every channel tail, wide and narrow GEMM
 tiles, batch-1 FULLY_CONNECTED on int8 weight panels (and its fallback), requantization tails,
 and every int8 input pair of ADD, SUB, MUL, MAXIMUM and MINIMUM, with broadcast rows;
 pooling channel blocks and softmax rows.  The VNNI levels (the int8 GEMM of
@@ -41,6 +41,43 @@ def test_depthwise_vector_blocks(level, channels, stride, padding, dilation, inp
     model = single_op_model("DEPTHWISE_CONV_2D", input_shape=(2, 7, 6, channels), kernel=(3, 3), stride=stride,
                             padding=padding, dilation=dilation, depth_multiplier=1, per_channel=True, bias=True,
                             activation="RELU6", input_zero_point=input_zero_point, out_zero_point=-9, seed=channels)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("channels", [2, 3, 7, 8, 9, 15, 17, 24, 31, 32, 33, 47, 48, 63, 70])
+@pytest.mark.parametrize("input_zero_point", [-128, 127])
+def test_depthwise_channel_blocks_and_tails(level, channels, input_zero_point):
+    """Every block and tail of the vector loops (AVX2: 16, then 8, then the last 1..7 channels; AVX-512: 32,
+    then a masked block of up to 32 or 16) with border taps on every side, per channel requantization."""
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=(1, 5, 4, channels), kernel=(3, 3), padding="SAME",
+                            depth_multiplier=1, per_channel=True, bias=True, activation="RELU6",
+                            input_zero_point=input_zero_point, out_zero_point=-3, seed=channels)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("shape, kernel", [((1, 1, 1, 3), (3, 3)), ((1, 2, 2, 5), (2, 2)), ((2, 3, 1, 7), (3, 1)),
+                                           ((1, 2, 3, 14), (1, 1))])
+def test_depthwise_tail_at_the_end_of_the_image(level, shape, kernel):
+    """The AVX2 tail of 1..7 channels reads 8 bytes in place except where they would cross the image's end:
+    tiny images whose every tap is near it (and a second batch image right behind the first)."""
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=shape, kernel=kernel, padding="SAME",
+                            depth_multiplier=1, per_channel=True, bias=True, input_zero_point=-7, seed=shape[3])
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("kernel, dilation, vnni", [((10, 8), (1, 1), False), ((4, 4), (1, 1), False),
+                                                    ((3, 3), (1, 1), True), ((4, 4), (1, 2), True)])
+def test_one_channel_depthwise_takes_vnni_only_without_rows_in_place(level, kernel, dilation, vnni):
+    """A one-input-channel DEPTHWISE_CONV_2D runs as a convolution: with filter rows the int16 GEMM reads in
+    place (even width, dilation_w 1; micro_speech's 10x8) it gets no VNNI operands, as the VNNI GEMM's im2col
+    measured slower there; an odd or dilated width keeps them where a VNNI level can run.  Bit-exact either way."""
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=(1, 13, 11, 1), kernel=kernel, dilation=dilation,
+                            stride=(2, 2), padding="SAME", depth_multiplier=8, per_channel=True, bias=True,
+                            input_zero_point=-128, seed=kernel[1])
+    graph = load_tflite(model)
+    values = kernels.prepare(graph, graph.operators[0]).params.values
+    packs = _kernels.simd_emulated() or any(name.endswith("vnni") for name in _kernels.simd_levels())
+    assert (values["weights_vnni"] is not None) == (vnni and packs)
     assert_bit_exact(model, levels=[level])
 
 

@@ -7,7 +7,9 @@
  * widened to int16 with the input offset added,
  * inside a zero border wide enough for every window: border taps then add
  * exactly what the reference's skipped taps add, nothing, and no tap needs a
- * bounds check.  Output pixels are processed TVMD_CMSIS_CONV_ROWS at a time:
+ * bounds check.  A bordered image over TVMD_CMSIS_CONV_BAND_BYTES is built a
+ * band of output rows at a time (the input rows that band's windows read;
+ * band_rows()), so the scratch stays about that size whatever the image's.  Output pixels are processed TVMD_CMSIS_CONV_ROWS at a time:
  * their receptive fields are copied into im2col rows (a pointwise convolution
  * widens its input pixels straight into those rows: no image copy, no
  * im2col gathering, no image scratch), the GEMM (gemm.c) multiplies them with
@@ -47,9 +49,20 @@ static int pointwise(const tvmd_cmsis_conv_params_t* p) {
          p->pad_w == 0 && p->groups == 1 && p->out_h == p->in_h && p->out_w == p->in_w;
 }
 
+/* Output rows per band: all of them when the whole bordered image fits
+ * TVMD_CMSIS_CONV_BAND_BYTES, else as many as fit (at least one). */
+static int32_t band_rows(const tvmd_cmsis_conv_params_t* p) {
+  const size_t row_bytes = (size_t)padded_w(p) * (size_t)p->in_ch * sizeof(int16_t);
+  if ((size_t)padded_h(p) * row_bytes <= TVMD_CMSIS_CONV_BAND_BYTES) return p->out_h;
+  const size_t window = (size_t)tvmd_cmsis_conv_band_in_rows(p, 1), fit = TVMD_CMSIS_CONV_BAND_BYTES / row_bytes;
+  if (fit <= window) return 1;
+  return tvmd_cmsis_min(p->out_h, (int32_t)((fit - window) / (size_t)p->stride_h) + 1);
+}
+
 static size_t image_bytes(const tvmd_cmsis_conv_params_t* p) {
   if (pointwise(p)) return 0;
-  return align64((size_t)padded_h(p) * (size_t)padded_w(p) * (size_t)p->in_ch * sizeof(int16_t));
+  return align64((size_t)tvmd_cmsis_conv_band_in_rows(p, band_rows(p)) * (size_t)padded_w(p) * (size_t)p->in_ch *
+                 sizeof(int16_t));
 }
 
 static size_t im2col_bytes(const tvmd_cmsis_conv_params_t* p) {
@@ -60,15 +73,18 @@ size_t tvmd_cmsis_conv_s8_get_buffer_size(const tvmd_cmsis_conv_params_t* p) {
   return image_bytes(p) + im2col_bytes(p) + (size_t)TVMD_CMSIS_CONV_ROWS * (size_t)p->ldw * sizeof(int32_t);
 }
 
-TVMD_CMSIS_INLINE void widen_image(const tvmd_cmsis_conv_params_t* p, const int8_t* restrict image,
-                                   int16_t* restrict dst) {
-  const size_t ph = (size_t)padded_h(p), pw = (size_t)padded_w(p), ch = (size_t)p->in_ch;
+/* Rows [r0, r0 + n) of the bordered image (widened, offset added, zero
+ * border) into dst. */
+TVMD_CMSIS_INLINE void widen_band(const tvmd_cmsis_conv_params_t* p, const int8_t* restrict image, int32_t r0,
+                                  int32_t n, int16_t* restrict dst) {
+  const size_t pw = (size_t)padded_w(p), ch = (size_t)p->in_ch;
   const size_t row_len = (size_t)p->in_w * ch;
   const int16_t offset = (int16_t)p->q.input_offset;
-  memset(dst, 0, ph * pw * ch * sizeof(int16_t));
-  for (size_t y = 0; y < (size_t)p->in_h; y++) {
-    const int8_t* restrict src = image + y * row_len;
-    int16_t* restrict out = dst + ((y + (size_t)p->pad_h) * pw + (size_t)p->pad_w) * ch;
+  memset(dst, 0, (size_t)n * pw * ch * sizeof(int16_t));
+  const int32_t y_end = tvmd_cmsis_min(r0 + n, p->pad_h + p->in_h);
+  for (int32_t y = tvmd_cmsis_max(r0, p->pad_h); y < y_end; y++) {
+    const int8_t* restrict src = image + (size_t)(y - p->pad_h) * row_len;
+    int16_t* restrict out = dst + ((size_t)(y - r0) * pw + (size_t)p->pad_w) * ch;
     for (size_t i = 0; i < row_len; i++) out[i] = (int16_t)(src[i] + offset);
   }
 }
@@ -132,37 +148,44 @@ int32_t tvmd_cmsis_conv_s8(const void* params, void* const* buffers, void* resou
   const int32_t per_group = p->out_ch / p->groups;
   const int32_t pixels = p->out_h * p->out_w;
   const size_t image_size = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
+  const int32_t band = direct ? p->out_h : band_rows(p);
   if (p->weights_vnni != NULL && tvmd_cmsis_vnni_level()) { /* the int8 VNNI GEMM (gemm_vnni.c) */
-    tvmd_cmsis_conv_vnni(p, input, bias, output, image, cols, direct ? 0 : padded_h(p), direct ? 0 : padded_w(p));
+    tvmd_cmsis_conv_vnni(p, input, bias, output, image, cols, direct ? 0 : band, direct ? 0 : padded_w(p));
     return TVMD_OK;
   }
   for (int32_t b = 0; b < p->batches; b++) {
     const int8_t* in_image = input + (size_t)b * image_size;
-    if (!direct) widen_image(p, in_image, image);
     int8_t* out_image = output + (size_t)b * (size_t)pixels * (size_t)p->out_ch;
+    for (int32_t oy0 = 0; oy0 < p->out_h; oy0 += band) {
+      /* Output rows [oy0, oy0 + band_h); the image holds the rows they read. */
+      const int32_t band_h = tvmd_cmsis_min(band, p->out_h - oy0);
+      if (!direct) widen_band(p, in_image, oy0 * p->stride_h, tvmd_cmsis_conv_band_in_rows(p, band_h), image);
+      const int32_t px_begin = oy0 * p->out_w, px_end = (oy0 + band_h) * p->out_w;
 #if TVMD_CMSIS_X86
-    if (!direct && in_place(p)) {
-      tvmd_cmsis_conv_image_s8_avx2(p, image, padded_w(p), bias, out_image);
-      continue;
-    }
+      if (!direct && in_place(p)) {
+        tvmd_cmsis_conv_image_s8_avx2(p, image, padded_w(p), band_h, bias,
+                                      out_image + (size_t)px_begin * (size_t)p->out_ch);
+        continue;
+      }
 #endif
-    for (int32_t g = 0; g < p->groups; g++) {
-      const int32_t oc0 = g * per_group;
-      const int16_t* weights = p->weights + (size_t)g * 2 * (size_t)p->k_pairs * (size_t)p->ldw;
-      for (int32_t px0 = 0; px0 < pixels; px0 += TVMD_CMSIS_CONV_ROWS) {
-        const int32_t rows = tvmd_cmsis_min(TVMD_CMSIS_CONV_ROWS, pixels - px0);
-        if (direct) {
-          widen_rows(p, in_image + (size_t)px0 * (size_t)p->in_ch, rows, lda, cols);
-        } else {
-          for (int32_t r = 0; r < rows; r++) {
-            const int32_t px = px0 + r;
-            im2col_row(p, image, g * p->filter_in_ch, px / p->out_w, px % p->out_w,
-                       cols + (size_t)r * (size_t)lda);
+      for (int32_t g = 0; g < p->groups; g++) {
+        const int32_t oc0 = g * per_group;
+        const int16_t* weights = p->weights + (size_t)g * 2 * (size_t)p->k_pairs * (size_t)p->ldw;
+        for (int32_t px0 = px_begin; px0 < px_end; px0 += TVMD_CMSIS_CONV_ROWS) {
+          const int32_t rows = tvmd_cmsis_min(TVMD_CMSIS_CONV_ROWS, px_end - px0);
+          if (direct) {
+            widen_rows(p, in_image + (size_t)px0 * (size_t)p->in_ch, rows, lda, cols);
+          } else {
+            for (int32_t r = 0; r < rows; r++) {
+              const int32_t px = px0 + r;
+              im2col_row(p, image, g * p->filter_in_ch, px / p->out_w - oy0, px % p->out_w,
+                         cols + (size_t)r * (size_t)lda);
+            }
           }
+          tvmd_cmsis_gemm_s8(cols, lda, rows, p->k_pairs, weights, p->ldw, per_group, bias ? bias + oc0 : NULL,
+                             p->multiplier + oc0, p->shift + oc0, &p->q,
+                             out_image + (size_t)px0 * (size_t)p->out_ch + oc0, p->out_ch, acc);
         }
-        tvmd_cmsis_gemm_s8(cols, lda, rows, p->k_pairs, weights, p->ldw, per_group, bias ? bias + oc0 : NULL,
-                           p->multiplier + oc0, p->shift + oc0, &p->q,
-                           out_image + (size_t)px0 * (size_t)p->out_ch + oc0, p->out_ch, acc);
       }
     }
   }

@@ -9,8 +9,9 @@
  * input, then requantized per channel.  Taps outside the image are skipped
  * exactly as the reference skips them.  The weights were packed at compile
  * time as int16 [tap pairs][cp][2]: taps 2p and 2p + 1 of a channel side by
- * side, the operands of one 2 x 16-bit multiply-add (the AVX2 path,
- * simd_x86.c, for depth multiplier 1); channels zero padded to cp.
+ * side, the operands of one 2 x 16-bit multiply-add (the AVX2 and AVX-512
+ * paths, simd_x86_depthwise.c, for depth multiplier 1); channels zero
+ * padded to cp.
  */
 #include "internal.h"
 
@@ -148,9 +149,14 @@ int32_t tvmd_cmsis_depthwise_conv_s8(const void* params, void* const* buffers, v
     const int8_t* image = io.input + (size_t)b * in_size;
     int8_t* output = io.output + (size_t)b * out_size;
 #if TVMD_CMSIS_X86
-    if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 && p->depth_multiplier == 1 &&
+    const int level = tvmd_cmsis_simd_level();
+    if (level >= TVMD_CMSIS_LEVEL_AVX2 && p->depth_multiplier == 1 &&
         p->filter_h * p->filter_w <= TVMD_CMSIS_DW_MAX_TAPS) {
-      tvmd_cmsis_depthwise_avx2(p, image, io.bias, output);
+      if (level == TVMD_CMSIS_LEVEL_AVX512) {
+        tvmd_cmsis_depthwise_avx512(p, image, io.bias, output);
+      } else {
+        tvmd_cmsis_depthwise_avx2(p, image, io.bias, output);
+      }
       continue;
     }
 #endif

@@ -4,10 +4,11 @@
  * its operands (weights_vnni, vnni_correction): the operands of each block
  * of rows as the GEMM takes them, u = x + 128 bytes (x ^ 0x80).
  *
- * A convolution's image is copied once per batch image into a border of
- * the input zero point, as u bytes: a border tap reads u = zp + 128, and the
- * GEMM computes (zp + 128 - 128 + input_offset) * w = (zp - zp) * w = 0 for
- * it, exactly what the reference's skipped tap adds.  Reduction steps past k
+ * A convolution's image is copied once per batch image (per band of output
+ * rows when conv.c bands it) into a border of the input zero point, as u
+ * bytes: a border tap reads u = zp + 128, and the GEMM computes
+ * (zp + 128 - 128 + input_offset) * w = (zp - zp) * w = 0 for it, exactly
+ * what the reference's skipped tap adds.  Reduction steps past k
  * (to a multiple of 4) are zeroed: their weights are 0, so they add 0.
  * The bytes fit in the scratch the int16 path plans (half its element size),
  * at the same places: the scratch size does not change.
@@ -36,14 +37,17 @@ static void to_u8(const int8_t* restrict x, size_t n, uint8_t* restrict u) {
   for (size_t i = 0; i < n; i++) u[i] = (uint8_t)((uint8_t)x[i] ^ 0x80u);
 }
 
-/* The batch image as u bytes inside a border of zero points (ph x pw pixels). */
-static void bordered_image(const tvmd_cmsis_conv_params_t* p, const int8_t* image, int32_t ph, int32_t pw,
-                           uint8_t* dst) {
+/* Rows [r0, r0 + n) of the batch image as u bytes inside a border of zero
+ * points (pw pixels wide). */
+static void bordered_band(const tvmd_cmsis_conv_params_t* p, const int8_t* image, int32_t r0, int32_t n,
+                          int32_t pw, uint8_t* dst) {
   const size_t ch = (size_t)p->in_ch, row_len = (size_t)p->in_w * ch;
   const uint8_t zero_point = (uint8_t)((uint8_t)(int8_t)(-p->q.input_offset) ^ 0x80u);
-  memset(dst, zero_point, (size_t)ph * (size_t)pw * ch);
-  for (size_t y = 0; y < (size_t)p->in_h; y++) {
-    to_u8(image + y * row_len, row_len, dst + ((y + (size_t)p->pad_h) * (size_t)pw + (size_t)p->pad_w) * ch);
+  memset(dst, zero_point, (size_t)n * (size_t)pw * ch);
+  const int32_t y_end = tvmd_cmsis_min(r0 + n, p->pad_h + p->in_h);
+  for (int32_t y = tvmd_cmsis_max(r0, p->pad_h); y < y_end; y++) {
+    to_u8(image + (size_t)(y - p->pad_h) * row_len, row_len,
+          dst + ((size_t)(y - r0) * (size_t)pw + (size_t)p->pad_w) * ch);
   }
 }
 
@@ -71,36 +75,43 @@ static void im2col_row(const tvmd_cmsis_conv_params_t* p, const uint8_t* image, 
 }
 
 void tvmd_cmsis_conv_vnni(const tvmd_cmsis_conv_params_t* p, const int8_t* input, const int32_t* bias,
-                          int8_t* output, void* image_scratch, void* rows_scratch, int32_t ph, int32_t pw) {
+                          int8_t* output, void* image_scratch, void* rows_scratch, int32_t band, int32_t pw) {
   uint8_t* image = (uint8_t*)image_scratch;
   uint8_t* rows = (uint8_t*)rows_scratch;
-  const int direct = ph == 0; /* pointwise: input pixels are the rows */
+  const int direct = band == 0; /* pointwise: input pixels are the rows */
   const int32_t k4 = (p->k + 3) / 4, lda = 4 * k4;
   const int32_t per_group = p->out_ch / p->groups;
   const int32_t pixels = p->out_h * p->out_w;
   const size_t image_size = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
+  const int32_t step = direct ? p->out_h : band;
   for (int32_t b = 0; b < p->batches; b++) {
     const int8_t* in_image = input + (size_t)b * image_size;
-    if (!direct) bordered_image(p, in_image, ph, pw, image);
     int8_t* out_image = output + (size_t)b * (size_t)pixels * (size_t)p->out_ch;
-    for (int32_t g = 0; g < p->groups; g++) {
-      const int32_t oc0 = g * per_group;
-      const int8_t* weights = p->weights_vnni + (size_t)g * (size_t)lda * (size_t)p->ldw;
-      const int32_t* corr = p->vnni_correction + (size_t)g * (size_t)p->ldw;
-      for (int32_t px0 = 0; px0 < pixels; px0 += TVMD_CMSIS_CONV_ROWS) {
-        const int32_t m = tvmd_cmsis_min(TVMD_CMSIS_CONV_ROWS, pixels - px0);
-        for (int32_t r = 0; r < m; r++) {
-          uint8_t* row = rows + (size_t)r * (size_t)lda;
-          if (direct) {
-            to_u8(in_image + (size_t)(px0 + r) * (size_t)p->in_ch, (size_t)p->in_ch, row);
-            memset(row + p->in_ch, 0, (size_t)(lda - p->in_ch));
-          } else {
-            im2col_row(p, image, pw, g * p->filter_in_ch, (px0 + r) / p->out_w, (px0 + r) % p->out_w, lda, row);
+    for (int32_t oy0 = 0; oy0 < p->out_h; oy0 += step) {
+      /* Output rows [oy0, oy0 + band_h); the image holds the rows they read. */
+      const int32_t band_h = tvmd_cmsis_min(step, p->out_h - oy0);
+      if (!direct) bordered_band(p, in_image, oy0 * p->stride_h, tvmd_cmsis_conv_band_in_rows(p, band_h), pw, image);
+      const int32_t px_end = (oy0 + band_h) * p->out_w;
+      for (int32_t g = 0; g < p->groups; g++) {
+        const int32_t oc0 = g * per_group;
+        const int8_t* weights = p->weights_vnni + (size_t)g * (size_t)lda * (size_t)p->ldw;
+        const int32_t* corr = p->vnni_correction + (size_t)g * (size_t)p->ldw;
+        for (int32_t px0 = oy0 * p->out_w; px0 < px_end; px0 += TVMD_CMSIS_CONV_ROWS) {
+          const int32_t m = tvmd_cmsis_min(TVMD_CMSIS_CONV_ROWS, px_end - px0);
+          for (int32_t r = 0; r < m; r++) {
+            uint8_t* row = rows + (size_t)r * (size_t)lda;
+            const int32_t px = px0 + r;
+            if (direct) {
+              to_u8(in_image + (size_t)px * (size_t)p->in_ch, (size_t)p->in_ch, row);
+              memset(row + p->in_ch, 0, (size_t)(lda - p->in_ch));
+            } else {
+              im2col_row(p, image, pw, g * p->filter_in_ch, px / p->out_w - oy0, px % p->out_w, lda, row);
+            }
           }
+          tvmd_cmsis_gemm_vnni_s8(rows, lda, m, k4, weights, p->ldw, per_group, corr, bias ? bias + oc0 : NULL,
+                                  p->multiplier + oc0, p->shift + oc0, &p->q,
+                                  out_image + (size_t)px0 * (size_t)p->out_ch + oc0, p->out_ch);
         }
-        tvmd_cmsis_gemm_vnni_s8(rows, lda, m, k4, weights, p->ldw, per_group, corr, bias ? bias + oc0 : NULL,
-                                p->multiplier + oc0, p->shift + oc0, &p->q,
-                                out_image + (size_t)px0 * (size_t)p->out_ch + oc0, p->out_ch);
       }
     }
   }

@@ -80,7 +80,7 @@ void tvmd_cmsis_gemm_vnni_avx512(const uint8_t* a, int32_t lda, int32_t m, int32
  * so no im2col rows are copied.  For groups 1, dilation_w 1 and an even
  * filter_w * in_ch. */
 void tvmd_cmsis_conv_image_s8_avx2(const tvmd_cmsis_conv_params_t* p, const int16_t* image, int32_t pw,
-                                   const int32_t* bias, int8_t* out_image);
+                                   int32_t out_rows, const int32_t* bias, int8_t* out_image);
 void tvmd_cmsis_gemm_vnni_avx2(const uint8_t* a, int32_t lda, int32_t m, int32_t k4, const int8_t* w,
                                int32_t ldw, int32_t n, const int32_t* corr, const int32_t* bias,
                                const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
@@ -106,9 +106,12 @@ void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, int32_t sa, const int8_t* b, int
 int32_t tvmd_cmsis_max_pool_s8_avx2(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output);
 int32_t tvmd_cmsis_avg_pool_s8_avx2(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output);
 /* One batch image of DEPTHWISE_CONV_2D with depth multiplier 1 and at most
- * TVMD_CMSIS_DW_MAX_TAPS taps (integer, as depthwise_conv.c). */
+ * TVMD_CMSIS_DW_MAX_TAPS taps (integer, as depthwise_conv.c), on AVX2 or
+ * AVX-512 (simd_x86_depthwise.c). */
 void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
                                const int32_t* bias, int8_t* output);
+void tvmd_cmsis_depthwise_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
+                                 const int32_t* bias, int8_t* output);
 #else
 #define TVMD_CMSIS_X86 0
 #endif
@@ -229,10 +232,20 @@ void tvmd_cmsis_gemm_vnni_s8(const uint8_t* a, int32_t lda, int32_t m, int32_t k
 
 /* CONV_2D on the VNNI GEMM (gemm_vnni.c): p->weights_vnni is set and a VNNI
  * level in use.  image_scratch and rows_scratch are the int16 path's image
- * and im2col regions; ph x pw the bordered image (0 x 0: pointwise, no
- * image). */
+ * and im2col regions; the bordered image is pw pixels wide and built band
+ * output rows at a time (0 and 0: pointwise, no image). */
 void tvmd_cmsis_conv_vnni(const tvmd_cmsis_conv_params_t* p, const int8_t* input, const int32_t* bias,
-                          int8_t* output, void* image_scratch, void* rows_scratch, int32_t ph, int32_t pw);
+                          int8_t* output, void* image_scratch, void* rows_scratch, int32_t band, int32_t pw);
+
+/* The largest bordered image CONV_2D keeps whole (conv.c); a larger one is
+ * built a band of output rows at a time. */
+#define TVMD_CMSIS_CONV_BAND_BYTES ((size_t)64 * 1024)
+
+/* Rows of the bordered image that `rows` consecutive output rows of a
+ * CONV_2D read, from row oy0 * stride_h of the first. */
+static inline int32_t tvmd_cmsis_conv_band_in_rows(const tvmd_cmsis_conv_params_t* p, int32_t rows) {
+  return (rows - 1) * p->stride_h + (p->filter_h - 1) * p->dilation_h + 1;
+}
 
 /* FULLY_CONNECTED with batch rows on the VNNI GEMM (p->weights_vnni set, a
  * VNNI level in use); rows_scratch is the int16 path's rows region. */

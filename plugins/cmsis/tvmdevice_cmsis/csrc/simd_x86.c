@@ -1,11 +1,11 @@
 /*
- * x86-64 AVX-512 and AVX2 versions of the hot loops: the int16 GEMM tile, the
- * requantization and (AVX2, which every AVX-512 CPU also runs) the integer
- * depthwise convolution.  Like CMSIS-NN's DSP/MVE paths, this is an optional
- * accelerated path beside the portable C one (gemm.c, requantize.c), chosen
- * at run time from the CPU's features, so one build runs on any x86-64 and
- * firmware builds compile none of it.  Both paths compute identical values;
- * tests run every kernel through each.
+ * x86-64 AVX-512 and AVX2 versions of the hot loops: the int16 GEMM tile and
+ * the requantization (the depthwise convolution is simd_x86_depthwise.c).
+ * Like CMSIS-NN's DSP/MVE paths, this is an optional accelerated path
+ * beside the portable C one (gemm.c, requantize.c), chosen at run time from
+ * the CPU's features, so one build runs on any x86-64 and firmware builds
+ * compile none of it.  Both paths compute identical values; tests run every
+ * kernel through each.
  *
  * Why intrinsics: the GEMM needs vpmaddwd on a broadcast input pair against
  * 16 columns of pair-interleaved weights (no horizontal sums), a form
@@ -271,9 +271,9 @@ AVX2 void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int3
 }
 
 AVX2 void tvmd_cmsis_conv_image_s8_avx2(const tvmd_cmsis_conv_params_t* p, const int16_t* image, int32_t pw,
-                                        const int32_t* bias, int8_t* out_image) {
+                                        int32_t out_rows, const int32_t* bias, int8_t* out_image) {
   const size_t ch = (size_t)p->in_ch;
-  const int32_t pixels = p->out_h * p->out_w;
+  const int32_t pixels = out_rows * p->out_w;
   const rows_t shape = {{NULL, NULL, NULL, NULL}, p->filter_h, p->filter_w * p->in_ch / 2,
                         (size_t)p->dilation_h * (size_t)pw * ch};
   const int32_t* w32 = (const int32_t*)(const void*)p->weights;
@@ -379,91 +379,6 @@ AVX2 void tvmd_cmsis_gemv_s8_avx2(const int8_t* x, int32_t depth, const int8_t* 
                                                       sums);
     tvmd_cmsis_requantize_avx2(sums, bias ? bias + j0 : NULL, multiplier + j0, shift + j0,
                                tvmd_cmsis_min(64, n - j0), q, out + j0);
-  }
-}
-
-/* The pair-interleaved depthwise weights (see depthwise_conv.c) of taps 2p
- * and 2p + 1 for 16 channels multiplied with the two taps' inputs: the input
- * bytes interleaved the same way, widened, the input offset added, then one
- * vpmaddwd per 8 channels adds both taps' products. */
-AVX2_INLINE void tap_pair16(__m128i x0, __m128i x1, const int16_t* w, __m256i offset, __m256i* acc0, __m256i* acc1) {
-  const __m256i lo = _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1)), offset);
-  const __m256i hi = _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_unpackhi_epi8(x0, x1)), offset);
-  *acc0 = _mm256_add_epi32(*acc0, _mm256_madd_epi16(lo, _mm256_loadu_si256((const __m256i*)(const void*)w)));
-  *acc1 = _mm256_add_epi32(*acc1, _mm256_madd_epi16(hi, _mm256_loadu_si256((const __m256i*)(const void*)(w + 16))));
-}
-
-/* 16 input bytes of one tap from channel c0: a tap outside the image reads
- * the input zero point, which the offset turns into exactly 0 (the taps the
- * reference skips add nothing).  mask is ~0 inside the image, 0 outside,
- * where src points at a vector of zero points. */
-AVX2_INLINE __m128i tap_bytes(const int8_t* src, size_t mask, size_t c0) {
-  return _mm_loadu_si128((const __m128i*)(const void*)(src + (c0 & mask)));
-}
-
-AVX2 void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
-                                    const int32_t* bias, int8_t* output) {
-  const size_t ch = (size_t)p->out_ch, cp = (size_t)p->cp;
-  const int32_t taps = p->filter_h * p->filter_w, pairs = (taps + 1) / 2;
-  const __m256i offset = _mm256_set1_epi16((int16_t)p->q.input_offset);
-  int8_t zero_points[16];
-  memset(zero_points, -p->q.input_offset, sizeof(zero_points));
-  /* The channel tail's requantization, zero-filled to 16 lanes once. */
-  const size_t full = ch & ~(size_t)15, left = ch - full;
-  int32_t t_bias[16] = {0}, t_mult[16] = {0}, t_shift[16] = {0};
-  if (left) {
-    if (bias != NULL) memcpy(t_bias, bias + full, left * sizeof(int32_t));
-    memcpy(t_mult, p->multiplier + full, left * sizeof(int32_t));
-    memcpy(t_shift, p->shift + full, left * sizeof(int32_t));
-  }
-  const int8_t* src[TVMD_CMSIS_DW_MAX_TAPS + 1];
-  size_t mask[TVMD_CMSIS_DW_MAX_TAPS + 1];
-  src[2 * pairs - 1] = zero_points; /* an odd last tap's partner (its weights are 0) */
-  mask[2 * pairs - 1] = 0;
-  for (int32_t oy = 0; oy < p->out_h; oy++) {
-    const int32_t iy0 = oy * p->stride_h - p->pad_h;
-    for (int32_t ox = 0; ox < p->out_w; ox++) {
-      const int32_t ix0 = ox * p->stride_w - p->pad_w;
-      for (int32_t fy = 0, t = 0; fy < p->filter_h; fy++) {
-        const int32_t iy = iy0 + fy * p->dilation_h;
-        for (int32_t fx = 0; fx < p->filter_w; fx++, t++) {
-          const int32_t ix = ix0 + fx * p->dilation_w;
-          const int inside = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
-          src[t] = inside ? input + ((size_t)iy * (size_t)p->in_w + (size_t)ix) * ch : zero_points;
-          mask[t] = inside ? ~(size_t)0 : 0;
-        }
-      }
-      int8_t* out = output + ((size_t)oy * (size_t)p->out_w + (size_t)ox) * ch;
-      size_t c0 = 0;
-      for (; c0 < full; c0 += 16) {
-        __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0;
-        for (int32_t pr = 0; pr < pairs; pr++) {
-          tap_pair16(tap_bytes(src[2 * pr], mask[2 * pr], c0), tap_bytes(src[2 * pr + 1], mask[2 * pr + 1], c0),
-                     p->weights + ((size_t)pr * cp + c0) * 2, offset, &acc0, &acc1);
-        }
-        const __m256i y0 = finish8(acc0, bias ? bias + c0 : NULL, p->multiplier + c0, p->shift + c0, &p->q);
-        const __m256i y1 = finish8(acc1, bias ? bias + c0 + 8 : NULL, p->multiplier + c0 + 8, p->shift + c0 + 8,
-                                   &p->q);
-        _mm_storeu_si128((__m128i*)(void*)(out + c0), narrow16(y0, y1));
-      }
-      if (left) {
-        /* The last channels through copies padded with zero points. */
-        __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0;
-        for (int32_t pr = 0; pr < pairs; pr++) {
-          int8_t x[2][16];
-          for (int k = 0; k < 2; k++) {
-            memcpy(x[k], zero_points, sizeof(x[k]));
-            if (mask[2 * pr + k]) memcpy(x[k], src[2 * pr + k] + full, left);
-          }
-          tap_pair16(_mm_loadu_si128((const __m128i*)(void*)x[0]), _mm_loadu_si128((const __m128i*)(void*)x[1]),
-                     p->weights + ((size_t)pr * cp + full) * 2, offset, &acc0, &acc1);
-        }
-        int8_t t_out[16];
-        _mm_storeu_si128((__m128i*)(void*)t_out, narrow16(finish8(acc0, t_bias, t_mult, t_shift, &p->q),
-                                                          finish8(acc1, t_bias + 8, t_mult + 8, t_shift + 8, &p->q)));
-        memcpy(out + full, t_out, left);
-      }
-    }
   }
 }
 

@@ -37,8 +37,9 @@ def prepare_conv(graph: Graph, op: Operator, data: ConvData) -> c.KernelPlan:
     return _gemm_plan(data, weights, data.groups)
 
 
-def _gemm_plan(data: ConvData, weights: np.ndarray, groups: int) -> c.KernelPlan:
-    """The GEMM convolution's packing of OHWI ``weights`` (int16) in ``groups`` groups."""
+def _gemm_plan(data: ConvData, weights: np.ndarray, groups: int, vnni: bool = True) -> c.KernelPlan:
+    """The GEMM convolution's packing of OHWI ``weights`` (int16) in ``groups`` groups; the VNNI GEMM's
+    operands only when ``vnni`` (else a VNNI level runs its base level's int16 GEMM)."""
     out_ch, kh, kw, filter_in_ch = weights.shape
     k = kh * kw * filter_in_ch
     c.check_accumulator(np.abs(weights.reshape(out_ch, k).astype(np.int64)).sum(axis=1))
@@ -48,7 +49,8 @@ def _gemm_plan(data: ConvData, weights: np.ndarray, groups: int) -> c.KernelPlan
     return c.KernelPlan(
         {"filter_in_ch": filter_in_ch, "groups": groups, "k": k, "k_pairs": (k + 1) // 2,
          "ldw": c.padded(per_group, GEMM_COLS), "q": data, "weights": packed,
-         **c.vnni_plan(weights.reshape(out_ch, k), data.input_offset, groups)},
+         **(c.vnni_plan(weights.reshape(out_ch, k), data.input_offset, groups) if vnni else
+            {"weights_vnni": None, "vnni_correction": None})},
         kind="conv")
 
 
@@ -61,9 +63,22 @@ def prepare_depthwise(graph: Graph, op: Operator, data: ConvData) -> c.KernelPla
         # One input channel: every output channel sees the same taps, so this
         # is an ordinary convolution (OHWI filter [out_ch, KH, KW, 1]) with the
         # same sums, and runs on the GEMM instead of channel-vector loops.
-        return _gemm_plan(data, np.ascontiguousarray(weights.T.reshape(out_ch, kh, kw, 1)), groups=1)
+        filter_ohwi = np.ascontiguousarray(weights.T.reshape(out_ch, kh, kw, 1))
+        return _gemm_plan(data, filter_ohwi, groups=1, vnni=not rows_in_place(data))
     c.check_accumulator(np.abs(weights.astype(np.int64)).sum(axis=0))
     return c.KernelPlan({"cp": c.padded(out_ch), "q": data, "weights": tap_pairs(weights)})
+
+
+def rows_in_place(data: ConvData) -> bool:
+    """Whether a one-input-channel DEPTHWISE_CONV_2D run as a convolution has filter rows the int16 GEMM reads
+    in place from the image (conv.c's ``in_place``: dilation_w 1, an even filter width), and so no VNNI operands.
+
+    Measured on an AVX-512 VNNI host (medians of the whole operator): with rows read in place the int16 path has
+    no im2col copy and the VNNI GEMM, which needs one, lost at every shape tried (micro_speech's 10x8 /2 with 8
+    channels 49 us against 38 at avx2; 16 channels 47 against 25; 4x4 with 16 channels 52 against 28); with an
+    odd width both copy and VNNI won (3x3 with 16 channels 45 against 55; 5x5 with 64, 65 against 93).
+    """
+    return data.dilation_w == 1 and data.filter_w % 2 == 0
 
 
 def tap_pairs(taps: np.ndarray) -> np.ndarray:
