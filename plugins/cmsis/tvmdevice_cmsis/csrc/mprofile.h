@@ -77,6 +77,29 @@ static inline int8_t tvmd_cmsis_out_1(int32_t acc, const int32_t* bias, int32_t 
 }
 
 #if TVMD_CMSIS_DSP
+/* SXTB16 / SXTAB16 of a word rotated right by 8 (its bytes 1 and 3): one
+ * instruction with the rotation the encoding carries, which GCC does not
+ * fold from a C rotate. */
+static inline uint32_t tvmd_cmsis_sxtb16_ror8(uint32_t v) {
+#if defined(__GNUC__)
+  uint32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+  return r;
+#else
+  return (uint32_t)__sxtb16((v >> 8) | (v << 24));
+#endif
+}
+
+static inline uint32_t tvmd_cmsis_sxtab16_ror8(uint32_t a, uint32_t v) {
+#if defined(__GNUC__)
+  uint32_t r;
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(v));
+  return r;
+#else
+  return (uint32_t)__sxtab16(a, (v >> 8) | (v << 24));
+#endif
+}
+
 /* Bytewise max / min of two words of four int8: SSUB8 sets the GE flag of
  * each byte where a >= b, SEL takes those bytes from its first operand. */
 static inline uint32_t tvmd_cmsis_max_s8x4(uint32_t a, uint32_t b) {
