@@ -254,35 +254,57 @@ typedef struct {
  * line and in this order, so the tap loop keeps every value in a register. */
 TVMD_CMSIS_KEEP_ORDER __attribute__((noinline)) static void dw_pixel_dsp(const dw_ctx_t* c, const dw_pixel_t* px) {
   const uint32_t offsets = ((uint32_t)c->offset & 0xFFFFu) * 0x10001u; /* x + offset fits int16 */
-  const int32_t channels = c->out_ch & ~3;
+  const int32_t channels = c->out_ch & ~3, taps_y = px->taps_y, taps_x = px->taps_x;
+  const size_t x_tap = px->x_tap, w_tap = px->w_tap, x_row = px->x_row, w_row = px->w_row;
+  int8_t* out = px->out;
+  /* Read once: the int8 stores could alias the context for the compiler. */
+  const int32_t* bias = c->bias;
+  const int32_t* multiplier = c->multiplier;
+  const int8_t* shift = c->shift;
+  const int32_t qstep = c->per_channel ? 1 : 0, output_offset = c->q.output_offset;
+  const int32_t act_min = c->q.act_min, act_max = c->q.act_max;
   for (int32_t oc = 0; oc < channels; oc += 4) {
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     const int8_t* x = px->x + oc;
     const int8_t* w = px->w + oc;
-    for (int32_t fy = px->taps_y; fy > 0; fy--) {
-      const int8_t* xp = x;
-      const int8_t* wp = w;
-      const size_t x_tap = px->x_tap, w_tap = px->w_tap;
-      for (int32_t t = px->taps_x; t > 0; t--) {
-        const uint32_t xw = tvmd_cmsis_read_s8x4(xp), ww = tvmd_cmsis_read_s8x4(wp);
-        uint32_t xv = __sxtab16(offsets, xw), wv = __sxtb16(ww);
-        a0 = __smlabb(xv, wv, a0);
-        a2 = __smlatt(xv, wv, a2);
-        xv = tvmd_cmsis_sxtab16_ror8(offsets, xw);
-        wv = tvmd_cmsis_sxtb16_ror8(ww);
-        a1 = __smlabb(xv, wv, a1);
-        a3 = __smlatt(xv, wv, a3);
-        xp += x_tap;
-        wp += w_tap;
+#define TVMD_DW_TAP_DSP(xp, wp)                                                      \
+  do {                                                                               \
+    const uint32_t xw = tvmd_cmsis_read_s8x4(xp), ww = tvmd_cmsis_read_s8x4(wp);     \
+    uint32_t xv = __sxtab16(offsets, xw), wv = __sxtb16(ww);                         \
+    a0 = __smlabb(xv, wv, a0);                                                       \
+    a2 = __smlatt(xv, wv, a2);                                                       \
+    xv = tvmd_cmsis_sxtab16_ror8(offsets, xw);                                       \
+    wv = tvmd_cmsis_sxtb16_ror8(ww);                                                 \
+    a1 = __smlabb(xv, wv, a1);                                                       \
+    a3 = __smlatt(xv, wv, a3);                                                       \
+  } while (0)
+    for (int32_t fy = taps_y; fy > 0; fy--) {
+      if (taps_x == 3) {
+        /* The common row of three taps, straight through. */
+        TVMD_DW_TAP_DSP(x, w);
+        TVMD_DW_TAP_DSP(x + x_tap, w + w_tap);
+        TVMD_DW_TAP_DSP(x + 2 * x_tap, w + 2 * w_tap);
+      } else {
+        const int8_t* xp = x;
+        const int8_t* wp = w;
+        for (int32_t t = taps_x; t > 0; t--) {
+          TVMD_DW_TAP_DSP(xp, wp);
+          xp += x_tap;
+          wp += w_tap;
+        }
       }
-      x += px->x_row;
-      w += px->w_row;
+      x += x_row;
+      w += w_row;
     }
-    int8_t* out = px->out;
-    out[oc] = dw_output(c, a0, oc);
-    out[oc + 1] = dw_output(c, a1, oc + 1);
-    out[oc + 2] = dw_output(c, a2, oc + 2);
-    out[oc + 3] = dw_output(c, a3, oc + 3);
+#undef TVMD_DW_TAP_DSP
+#define TVMD_DW_OUT_DSP(a, j)                                                                              \
+  out[oc + (j)] = tvmd_cmsis_out_1(a, bias, oc + (j), multiplier[(oc + (j)) * qstep], shift[(oc + (j)) * qstep], \
+                                   output_offset, act_min, act_max)
+    TVMD_DW_OUT_DSP(a0, 0);
+    TVMD_DW_OUT_DSP(a1, 1);
+    TVMD_DW_OUT_DSP(a2, 2);
+    TVMD_DW_OUT_DSP(a3, 3);
+#undef TVMD_DW_OUT_DSP
   }
 }
 #endif
