@@ -201,7 +201,7 @@ static inline void column_run(int16_t* col, int32_t at, const int8_t* src, int32
     const uint32_t offsets = ((uint32_t)(uint16_t)offset) * 0x10001u;
     for (; i + 4 <= n && at + i + 4 <= k4; i += 4) {
       const uint32_t w = tvmd_cmsis_read_s8x4(src + i);
-      const uint32_t x02 = __sxtab16(offsets, w), x13 = __sxtab16(offsets, w >> 8);
+      const uint32_t x02 = __sxtab16(offsets, w), x13 = tvmd_cmsis_sxtab16_ror8(offsets, w);
       memcpy(col + at + i, &x02, sizeof x02);
       memcpy(col + at + i + 2, &x13, sizeof x13);
     }
@@ -252,14 +252,14 @@ TVMD_CMSIS_KEEP_ORDER static void dot_2x2(const int16_t* c0, const int16_t* c1, 
     uint32_t v = tvmd_cmsis_read_s8x4(w0 + (at)), u = __sxtb16(v);                          \
     s00 = __smlad(x02, u, s00);                                                             \
     s10 = __smlad(y02, u, s10);                                                             \
-    u = __sxtb16(v >> 8);                                                                   \
+    u = tvmd_cmsis_sxtb16_ror8(v);                                                          \
     s00 = __smlad(x13, u, s00);                                                             \
     s10 = __smlad(y13, u, s10);                                                             \
     v = tvmd_cmsis_read_s8x4(w1 + (at));                                                    \
     u = __sxtb16(v);                                                                        \
     s01 = __smlad(x02, u, s01);                                                             \
     s11 = __smlad(y02, u, s11);                                                             \
-    u = __sxtb16(v >> 8);                                                                   \
+    u = tvmd_cmsis_sxtb16_ror8(v);                                                          \
     s01 = __smlad(x13, u, s01);                                                             \
     s11 = __smlad(y13, u, s11);                                                             \
   } while (0)

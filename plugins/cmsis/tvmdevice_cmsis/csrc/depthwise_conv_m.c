@@ -307,6 +307,64 @@ TVMD_CMSIS_KEEP_ORDER __attribute__((noinline)) static void dw_pixel_dsp(const d
 #undef TVMD_DW_OUT_DSP
   }
 }
+
+/* The first (out_ch & ~7) channels of one pixel of a one input channel
+ * depthwise, eight at a time: per tap the input value with its offset once
+ * (it fits the bottom half of a word), two filter words widened by SXTB16,
+ * one SMLABB or SMLABT per product. */
+TVMD_CMSIS_KEEP_ORDER __attribute__((noinline)) static void dw_pixel_one_dsp(const dw_ctx_t* c, const dw_pixel_t* px) {
+  const int32_t offset = c->offset, channels = c->out_ch & ~7, taps_y = px->taps_y, taps_x = px->taps_x;
+  const size_t x_tap = px->x_tap, w_tap = px->w_tap, x_row = px->x_row, w_row = px->w_row;
+  int8_t* out = px->out;
+  /* Read once: the int8 stores could alias the context for the compiler. */
+  const int32_t* bias = c->bias;
+  const int32_t* multiplier = c->multiplier;
+  const int8_t* shift = c->shift;
+  const int32_t qstep = c->per_channel ? 1 : 0, output_offset = c->q.output_offset;
+  const int32_t act_min = c->q.act_min, act_max = c->q.act_max;
+  for (int32_t oc = 0; oc < channels; oc += 8) {
+    int32_t a[8];
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+    const int8_t* x = px->x;
+    const int8_t* w = px->w + oc;
+    for (int32_t fy = taps_y; fy > 0; fy--) {
+      const int8_t* xp = x;
+      const int8_t* wp = w;
+      for (int32_t t = taps_x; t > 0; t--) {
+        const uint32_t xv = (uint32_t)((int32_t)*xp + offset);
+        uint32_t ww = tvmd_cmsis_read_s8x4(wp), wv = __sxtb16(ww);
+        a0 = __smlabb(xv, wv, a0);
+        a2 = __smlabt(xv, wv, a2);
+        wv = tvmd_cmsis_sxtb16_ror8(ww);
+        a1 = __smlabb(xv, wv, a1);
+        a3 = __smlabt(xv, wv, a3);
+        ww = tvmd_cmsis_read_s8x4(wp + 4);
+        wv = __sxtb16(ww);
+        a4 = __smlabb(xv, wv, a4);
+        a6 = __smlabt(xv, wv, a6);
+        wv = tvmd_cmsis_sxtb16_ror8(ww);
+        a5 = __smlabb(xv, wv, a5);
+        a7 = __smlabt(xv, wv, a7);
+        xp += x_tap;
+        wp += w_tap;
+      }
+      x += x_row;
+      w += w_row;
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+    a[4] = a4;
+    a[5] = a5;
+    a[6] = a6;
+    a[7] = a7;
+    for (int32_t j = 0; j < 8; j++) {
+      out[oc + j] = tvmd_cmsis_out_1(a[j], bias, oc + j, multiplier[(oc + j) * qstep], shift[(oc + j) * qstep],
+                                     output_offset, act_min, act_max);
+    }
+  }
+}
 #endif
 
 /* Output channels [oc, oc + 4) (the first n live) of one pixel; bcast: one
@@ -379,7 +437,7 @@ static void depthwise_blocks(const tvmd_cmsis_depthwise_conv_m_params_t* p, cons
         tap_range(w.ix0, p->dilation_w, p->filter_w, p->in_w, &w.fx0, &w.fx1);
         int32_t oc0 = 0;
 #if TVMD_CMSIS_DSP && !TVMD_CMSIS_MVE
-        if (c.in_ch != 1 && out_ch >= 4) {
+        if (out_ch >= (c.in_ch == 1 ? 8 : 4)) {
           dw_pixel_t px = {w.image, c.filter, out, w.fy1 - w.fy0, w.fx1 - w.fx0,
                            (size_t)c.dilation_w * (size_t)c.in_ch, (size_t)out_ch,
                            (size_t)c.dilation_h * (size_t)c.in_w * (size_t)c.in_ch, (size_t)c.filter_w * (size_t)out_ch};
@@ -389,8 +447,13 @@ static void depthwise_blocks(const tvmd_cmsis_depthwise_conv_m_params_t* p, cons
                               (size_t)(w.ix0 + w.fx0 * c.dilation_w)) * (size_t)c.in_ch;
             px.w = c.filter + (size_t)(w.fy0 * c.filter_w + w.fx0) * (size_t)out_ch;
           }
-          dw_pixel_dsp(&c, &px);
-          oc0 = out_ch & ~3;
+          if (c.in_ch == 1) {
+            dw_pixel_one_dsp(&c, &px);
+            oc0 = out_ch & ~7;
+          } else {
+            dw_pixel_dsp(&c, &px);
+            oc0 = out_ch & ~3;
+          }
         }
 #endif
         for (int32_t oc = oc0; oc < out_ch; oc += TVMD_DW_BLOCK) {

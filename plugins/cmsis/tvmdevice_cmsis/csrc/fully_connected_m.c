@@ -36,19 +36,19 @@ TVMD_CMSIS_KEEP_ORDER static void dot_1x4(const int8_t* x, const int8_t* w, int3
   int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, i = 0;
   for (; i + 4 <= depth; i += 4) {
     const uint32_t xw = tvmd_cmsis_read_s8x4(x + i);
-    const uint32_t x02 = __sxtab16(offsets, xw), x13 = __sxtab16(offsets, xw >> 8);
+    const uint32_t x02 = __sxtab16(offsets, xw), x13 = tvmd_cmsis_sxtab16_ror8(offsets, xw);
     uint32_t v = tvmd_cmsis_read_s8x4(w + i);
     s0 = __smlad(x02, __sxtb16(v), s0);
-    s0 = __smlad(x13, __sxtb16(v >> 8), s0);
+    s0 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(v), s0);
     v = tvmd_cmsis_read_s8x4(w1 + i);
     s1 = __smlad(x02, __sxtb16(v), s1);
-    s1 = __smlad(x13, __sxtb16(v >> 8), s1);
+    s1 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(v), s1);
     v = tvmd_cmsis_read_s8x4(w2 + i);
     s2 = __smlad(x02, __sxtb16(v), s2);
-    s2 = __smlad(x13, __sxtb16(v >> 8), s2);
+    s2 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(v), s2);
     v = tvmd_cmsis_read_s8x4(w3 + i);
     s3 = __smlad(x02, __sxtb16(v), s3);
-    s3 = __smlad(x13, __sxtb16(v >> 8), s3);
+    s3 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(v), s3);
   }
   for (; i < depth; i++) {
     const int32_t v = (int32_t)x[i] + in_offset;

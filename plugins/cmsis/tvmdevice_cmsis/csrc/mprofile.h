@@ -179,10 +179,10 @@ static inline void tvmd_cmsis_dot_s16_1x2(const int16_t* x, const int8_t* w0, co
     const uint32_t x02 = (xa & 0xFFFFu) | (xb << 16), x13 = (xa >> 16) | (xb & 0xFFFF0000u);
     uint32_t v = tvmd_cmsis_read_s8x4(w0 + i);
     s0 = __smlald(x02, __sxtb16(v), s0);
-    s0 = __smlald(x13, __sxtb16(v >> 8), s0);
+    s0 = __smlald(x13, tvmd_cmsis_sxtb16_ror8(v), s0);
     v = tvmd_cmsis_read_s8x4(w1 + i);
     s1 = __smlald(x02, __sxtb16(v), s1);
-    s1 = __smlald(x13, __sxtb16(v >> 8), s1);
+    s1 = __smlald(x13, tvmd_cmsis_sxtb16_ror8(v), s1);
   }
 #endif
   for (; i < n; i++) {
@@ -240,12 +240,12 @@ static inline void tvmd_cmsis_dot_s8_1x2(const int8_t* x, const int8_t* w0, cons
   int32_t a0 = 0, a1 = 0;
   for (; i + 4 <= n; i += 4) {
     const uint32_t xw = tvmd_cmsis_read_s8x4(x + i);
-    const uint32_t x02 = __sxtab16(offsets, xw), x13 = __sxtab16(offsets, xw >> 8);
+    const uint32_t x02 = __sxtab16(offsets, xw), x13 = tvmd_cmsis_sxtab16_ror8(offsets, xw);
     const uint32_t a = tvmd_cmsis_read_s8x4(w0 + i), b = tvmd_cmsis_read_s8x4(w1 + i);
     a0 = __smlad(x02, __sxtb16(a), a0);
-    a0 = __smlad(x13, __sxtb16(a >> 8), a0);
+    a0 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(a), a0);
     a1 = __smlad(x02, __sxtb16(b), a1);
-    a1 = __smlad(x13, __sxtb16(b >> 8), a1);
+    a1 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(b), a1);
   }
   s0 = (uint32_t)a0;
   s1 = (uint32_t)a1;
