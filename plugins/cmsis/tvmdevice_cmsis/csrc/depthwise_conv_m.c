@@ -18,9 +18,11 @@
  *    as offset * sum(w); only a last partial four channels is predicated.
  *    One input channel: eight channels on two vectors of four int32 lanes,
  *    a VMLA by the shared input value per four products.
- *  - DSP: four channels; a word of four inputs widened with the offset by two
+ *  - DSP: one pixel's channels four at a time in an out-of-line loop
+ *    (dw_pixel_dsp); a word of four inputs widened with the offset by two
  *    SXTAB16, the filter word by two SXTB16, one SMLABB or SMLATT per
- *    product.
+ *    product.  One input channel: eight channels per input value
+ *    (dw_pixel_one_dsp).  The channels left over take the block loop.
  *  - plain C: four channels, one multiply-add per product.
  * Other shapes take the general loop.  Every path is exact in int32, so they
  * agree bit for bit.
