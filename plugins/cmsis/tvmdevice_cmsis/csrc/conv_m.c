@@ -214,20 +214,35 @@ static inline void column_run(int16_t* col, int32_t at, const int8_t* src, int32
 }
 
 /* Column (int16, length k): the window with the input offset added, zero
- * where a tap is outside (the reference skips those taps).  A filter row
- * inside the image, undilated, over whole input pixels, is one run. */
+ * where a tap is outside (the reference skips those taps).  The taps of a
+ * filter row inside the image, undilated, over whole input pixels, are one
+ * run. */
 static void fill_column(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int32_t px,
                         int16_t* col) {
   const int16_t offset = (int16_t)p->q.input_offset;
   const int32_t k4 = p->k & ~3, fic = p->filter_in_ch, fw = p->filter_w;
   const int32_t oy = px / p->out_w, ox = px % p->out_w;
   const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
-  const int whole = p->dilation_w == 1 && fic == p->in_ch && ix0 >= 0 && ix0 + fw <= p->in_w;
+  /* Undilated over whole input pixels: a filter row's taps inside the image
+   * are one run, those outside (at the left and right edges) zeros. */
+  const int contiguous = p->dilation_w == 1 && fic == p->in_ch;
+  const int32_t lo = ix0 < 0 ? (-ix0 < fw ? -ix0 : fw) : 0;
+  const int32_t hi = p->in_w - ix0 < fw ? (p->in_w - ix0 > lo ? p->in_w - ix0 : lo) : fw;
   int32_t at = 0;
   for (int32_t fy = 0; fy < p->filter_h; fy++) {
     const int32_t iy = iy0 + fy * p->dilation_h;
-    if (whole && iy >= 0 && iy < p->in_h) {
-      column_run(col, at, image + ((size_t)iy * (size_t)p->in_w + (size_t)ix0) * (size_t)fic, fw * fic, offset, k4);
+    if (iy < 0 || iy >= p->in_h) {
+      column_run(col, at, NULL, fw * fic, offset, k4);
+      at += fw * fic;
+      continue;
+    }
+    if (contiguous) {
+      if (lo > 0) column_run(col, at, NULL, lo * fic, offset, k4);
+      if (hi > lo) {
+        column_run(col, at + lo * fic, image + ((size_t)iy * (size_t)p->in_w + (size_t)(ix0 + lo)) * (size_t)fic,
+                   (hi - lo) * fic, offset, k4);
+      }
+      if (hi < fw) column_run(col, at + hi * fic, NULL, (fw - hi) * fic, offset, k4);
       at += fw * fic;
       continue;
     }
