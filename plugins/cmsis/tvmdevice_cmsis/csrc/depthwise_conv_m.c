@@ -219,7 +219,8 @@ static void depthwise_columns_mve(const tvmd_cmsis_depthwise_conv_m_params_t* p,
         k.x = image;
         k.w = c->filter;
         if (k.taps_y > 0 && k.taps_x > 0) {
-          k.x = image + (size_t)(iy0 + fy0 * p->dilation_h) * in_row + (size_t)(ix0 + fx0 * p->dilation_w) * (size_t)in_ch;
+          k.x = image + (size_t)(iy0 + fy0 * p->dilation_h) * in_row +
+                (size_t)(ix0 + fx0 * p->dilation_w) * (size_t)in_ch;
           k.w = c->filter + (size_t)(fy0 * p->filter_w + fx0) * (size_t)out_ch;
         }
         int8_t* out = out_image + (size_t)oy * k.out_step + (size_t)ox * (size_t)out_ch;
@@ -442,7 +443,8 @@ static void depthwise_blocks(const tvmd_cmsis_depthwise_conv_m_params_t* p, cons
         if (out_ch >= (c.in_ch == 1 ? 8 : 4)) {
           dw_pixel_t px = {w.image, c.filter, out, w.fy1 - w.fy0, w.fx1 - w.fx0,
                            (size_t)c.dilation_w * (size_t)c.in_ch, (size_t)out_ch,
-                           (size_t)c.dilation_h * (size_t)c.in_w * (size_t)c.in_ch, (size_t)c.filter_w * (size_t)out_ch};
+                           (size_t)c.dilation_h * (size_t)c.in_w * (size_t)c.in_ch,
+                           (size_t)c.filter_w * (size_t)out_ch};
           /* Addresses formed only for a window with taps (an empty one reads nothing). */
           if (px.taps_y > 0 && px.taps_x > 0) {
             px.x = w.image + ((size_t)(w.iy0 + w.fy0 * c.dilation_h) * (size_t)c.in_w +
