@@ -310,6 +310,7 @@ static void conv_columns(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_w
   const int8_t* shift = p->shift;
   const int32_t* bias = io->bias;
   const tvmd_cmsis_quant_t q = p->q;
+  const int int8_range = q.act_min == INT8_MIN && q.act_max == INT8_MAX;
   const size_t in_image = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
   for (int32_t b = 0; b < p->batches; b++) {
     const int8_t* image = io->input + (size_t)b * in_image;
@@ -331,6 +332,15 @@ static void conv_columns(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_w
           dot_2x2(cols, col1, io->filter + (size_t)oc * (size_t)k, io->filter + (size_t)oc1 * (size_t)k, k, sums);
           const int32_t m0 = multiplier[oc * qstep], s0 = shift[oc * qstep];
           const int32_t m1 = multiplier[oc1 * qstep], s1 = shift[oc1 * qstep];
+          if (int8_range) {
+            out0[oc] = tvmd_cmsis_clamp_s8(tvmd_cmsis_out_value(sums[0], bias, oc, m0, s0, q.output_offset));
+            out0[oc1] = tvmd_cmsis_clamp_s8(tvmd_cmsis_out_value(sums[1], bias, oc1, m1, s1, q.output_offset));
+            if (two) {
+              out1[oc] = tvmd_cmsis_clamp_s8(tvmd_cmsis_out_value(sums[2], bias, oc, m0, s0, q.output_offset));
+              out1[oc1] = tvmd_cmsis_clamp_s8(tvmd_cmsis_out_value(sums[3], bias, oc1, m1, s1, q.output_offset));
+            }
+            continue;
+          }
           out0[oc] = tvmd_cmsis_out_1(sums[0], bias, oc, m0, s0, q.output_offset, q.act_min, q.act_max);
           out0[oc1] = tvmd_cmsis_out_1(sums[1], bias, oc1, m1, s1, q.output_offset, q.act_min, q.act_max);
           if (two) {

@@ -266,6 +266,7 @@ TVMD_CMSIS_KEEP_ORDER __attribute__((noinline)) static void dw_pixel_dsp(const d
   const int8_t* shift = c->shift;
   const int32_t qstep = c->per_channel ? 1 : 0, output_offset = c->q.output_offset;
   const int32_t act_min = c->q.act_min, act_max = c->q.act_max;
+  const int int8_range = act_min == INT8_MIN && act_max == INT8_MAX;
   for (int32_t oc = 0; oc < channels; oc += 4) {
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     const int8_t* x = px->x + oc;
@@ -300,14 +301,19 @@ TVMD_CMSIS_KEEP_ORDER __attribute__((noinline)) static void dw_pixel_dsp(const d
       w += w_row;
     }
 #undef TVMD_DW_TAP_DSP
-#define TVMD_DW_OUT_DSP(a, j)                                                                              \
-  out[oc + (j)] = tvmd_cmsis_out_1(a, bias, oc + (j), multiplier[(oc + (j)) * qstep], shift[(oc + (j)) * qstep], \
-                                   output_offset, act_min, act_max)
-    TVMD_DW_OUT_DSP(a0, 0);
-    TVMD_DW_OUT_DSP(a1, 1);
-    TVMD_DW_OUT_DSP(a2, 2);
-    TVMD_DW_OUT_DSP(a3, 3);
-#undef TVMD_DW_OUT_DSP
+#define TVMD_DW_VALUE_DSP(a, j) \
+  tvmd_cmsis_out_value(a, bias, oc + (j), multiplier[(oc + (j)) * qstep], shift[(oc + (j)) * qstep], output_offset)
+    if (int8_range) {
+      out[oc] = tvmd_cmsis_clamp_s8(TVMD_DW_VALUE_DSP(a0, 0));
+      out[oc + 1] = tvmd_cmsis_clamp_s8(TVMD_DW_VALUE_DSP(a1, 1));
+      out[oc + 2] = tvmd_cmsis_clamp_s8(TVMD_DW_VALUE_DSP(a2, 2));
+      out[oc + 3] = tvmd_cmsis_clamp_s8(TVMD_DW_VALUE_DSP(a3, 3));
+    } else {
+      const int32_t v[4] = {TVMD_DW_VALUE_DSP(a0, 0), TVMD_DW_VALUE_DSP(a1, 1), TVMD_DW_VALUE_DSP(a2, 2),
+                            TVMD_DW_VALUE_DSP(a3, 3)};
+      for (int32_t j = 0; j < 4; j++) out[oc + j] = (int8_t)(v[j] < act_min ? act_min : v[j] > act_max ? act_max : v[j]);
+    }
+#undef TVMD_DW_VALUE_DSP
   }
 }
 

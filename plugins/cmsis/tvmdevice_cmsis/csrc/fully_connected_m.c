@@ -121,10 +121,19 @@ int32_t tvmd_cmsis_fully_connected_m_s8(const void* params, void* const* buffers
 #else
     int32_t oc0 = 0;
 #if TVMD_CMSIS_DSP
+    const int int8_range = q.act_min == INT8_MIN && q.act_max == INT8_MAX;
     /* DSP: four rows per pass while four remain, then pairs. */
     for (; oc0 + 4 <= p->out_ch; oc0 += 4) {
       int32_t s[4];
       dot_1x4(x, io.filter + (size_t)oc0 * (size_t)depth, depth, in_offset, s);
+      if (int8_range) {
+        for (int32_t j = 0; j < 4; j++) {
+          const int32_t oc = oc0 + j;
+          out[oc] = tvmd_cmsis_clamp_s8(
+              tvmd_cmsis_out_value(s[j], io.bias, oc, multiplier[oc * qstep], shift[oc * qstep], q.output_offset));
+        }
+        continue;
+      }
       for (int32_t j = 0; j < 4; j++) {
         const int32_t oc = oc0 + j;
         out[oc] = tvmd_cmsis_out_1(s[j], io.bias, oc, multiplier[oc * qstep], shift[oc * qstep], q.output_offset,

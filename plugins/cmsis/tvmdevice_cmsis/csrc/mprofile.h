@@ -65,12 +65,31 @@ static inline uint32_t tvmd_cmsis_read_s16x2(const int16_t* p) {
   return v;
 }
 
-/* One output: the bias (may be NULL) added, wrapping as the reference's
- * int32 addition, requantized, offset, clamped to [act_min, act_max]. */
+/* One output before its clamp: the bias (may be NULL) added, wrapping as
+ * the reference's int32 addition, requantized, offset. */
+static inline int32_t tvmd_cmsis_out_value(int32_t acc, const int32_t* bias, int32_t channel, int32_t multiplier,
+                                           int32_t shift, int32_t output_offset) {
+  if (bias != NULL) acc = tvmd_cmsis_wrap_add(acc, bias[channel]);
+  return tvmd_cmsis_requantize_1(acc, multiplier, shift) + output_offset;
+}
+
+/* The output clamp to [act_min, act_max] when that range is all of int8 (no
+ * activation, or one whose bounds the int8 range already sets, as in every
+ * shared model): one SSAT on the DSP path.  Kernels test the range once per
+ * call and take this or tvmd_cmsis_out_1 per block of outputs. */
+static inline int8_t tvmd_cmsis_clamp_s8(int32_t v) {
+#if TVMD_CMSIS_DSP
+  return (int8_t)__ssat(v, 8);
+#else
+  v = v < INT8_MIN ? INT8_MIN : v;
+  return (int8_t)(v > INT8_MAX ? INT8_MAX : v);
+#endif
+}
+
+/* One output: tvmd_cmsis_out_value clamped to [act_min, act_max]. */
 static inline int8_t tvmd_cmsis_out_1(int32_t acc, const int32_t* bias, int32_t channel, int32_t multiplier,
                                       int32_t shift, int32_t output_offset, int32_t act_min, int32_t act_max) {
-  if (bias != NULL) acc = tvmd_cmsis_wrap_add(acc, bias[channel]);
-  int32_t v = tvmd_cmsis_requantize_1(acc, multiplier, shift) + output_offset;
+  int32_t v = tvmd_cmsis_out_value(acc, bias, channel, multiplier, shift, output_offset);
   v = v < act_min ? act_min : v;
   v = v > act_max ? act_max : v;
   return (int8_t)v;
