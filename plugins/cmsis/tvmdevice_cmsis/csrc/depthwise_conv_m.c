@@ -331,6 +331,7 @@ TVMD_CMSIS_KEEP_ORDER __attribute__((noinline)) static void dw_pixel_one_dsp(con
   const int8_t* shift = c->shift;
   const int32_t qstep = c->per_channel ? 1 : 0, output_offset = c->q.output_offset;
   const int32_t act_min = c->q.act_min, act_max = c->q.act_max;
+  const int int8_range = act_min == INT8_MIN && act_max == INT8_MAX;
   for (int32_t oc = 0; oc < channels; oc += 8) {
     int32_t a[8];
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
@@ -368,6 +369,13 @@ TVMD_CMSIS_KEEP_ORDER __attribute__((noinline)) static void dw_pixel_one_dsp(con
     a[5] = a5;
     a[6] = a6;
     a[7] = a7;
+    if (int8_range) {
+      for (int32_t j = 0; j < 8; j++) {
+        out[oc + j] = tvmd_cmsis_clamp_s8(tvmd_cmsis_out_value(a[j], bias, oc + j, multiplier[(oc + j) * qstep],
+                                                               shift[(oc + j) * qstep], output_offset));
+      }
+      continue;
+    }
     for (int32_t j = 0; j < 8; j++) {
       out[oc + j] = tvmd_cmsis_out_1(a[j], bias, oc + j, multiplier[(oc + j) * qstep], shift[(oc + j) * qstep],
                                      output_offset, act_min, act_max);
