@@ -45,22 +45,33 @@ static inline const int8_t* tap(const tvmd_cmsis_conv_m_params_t* p, const int8_
 /* ------------------------------------------------------------------ MVE */
 #if TVMD_CMSIS_MVE
 /* Row (int8, length k) of output pixel px: the window, the input zero point
- * where a tap is outside the image.  Taps next to each other along a filter
- * row are one copy when they cover whole input pixels (undilated, one group). */
-static void fill_row_s8(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int32_t px,
-                        int8_t* row) {
+ * where a tap is outside the image.  The taps of a filter row inside the
+ * image are one copy when they cover whole input pixels (undilated, one
+ * group). */
+/* Out of line: inlined, it costs the pointwise loop registers. */
+__attribute__((noinline)) static void fill_row_s8(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image,
+                                                  int32_t ch0, int32_t px, int8_t* row) {
   const int zero_point = (int)(int8_t)(-p->q.input_offset);
   const int32_t fic = p->filter_in_ch, fw = p->filter_w, in_w = p->in_w;
   const int32_t oy = px / p->out_w, ox = px % p->out_w;
   const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
-  const int whole = p->dilation_w == 1 && fic == p->in_ch && ix0 >= 0 && ix0 + fw <= in_w;
+  /* Undilated over whole input pixels: a filter row's taps inside the image
+   * are one copy, those outside (at the left and right edges) the zero point. */
+  const int contiguous = p->dilation_w == 1 && fic == p->in_ch;
+  const int32_t lo = ix0 < 0 ? (-ix0 < fw ? -ix0 : fw) : 0;
+  const int32_t hi = in_w - ix0 < fw ? (in_w - ix0 > lo ? in_w - ix0 : lo) : fw;
   for (int32_t fy = 0; fy < p->filter_h; fy++) {
     const int32_t iy = iy0 + fy * p->dilation_h;
     int8_t* dst = row + (size_t)fy * (size_t)fw * (size_t)fic;
     if (iy < 0 || iy >= p->in_h) {
       memset(dst, zero_point, (size_t)fw * (size_t)fic);
-    } else if (whole) {
-      memcpy(dst, image + ((size_t)iy * (size_t)in_w + (size_t)ix0) * (size_t)fic, (size_t)fw * (size_t)fic);
+    } else if (contiguous) {
+      if (lo > 0) memset(dst, zero_point, (size_t)lo * (size_t)fic);
+      if (hi > lo) {
+        memcpy(dst + (size_t)lo * (size_t)fic, image + ((size_t)iy * (size_t)in_w + (size_t)(ix0 + lo)) * (size_t)fic,
+               (size_t)(hi - lo) * (size_t)fic);
+      }
+      if (hi < fw) memset(dst + (size_t)hi * (size_t)fic, zero_point, (size_t)(fw - hi) * (size_t)fic);
     } else {
       for (int32_t fx = 0; fx < fw; fx++) {
         const int8_t* src = tap(p, image, ch0, iy, ix0 + fx * p->dilation_w);
