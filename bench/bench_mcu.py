@@ -225,7 +225,7 @@ def operator_table(rows: list[dict], cpus: tuple[str, ...]) -> str:
 
 
 def missed_targets(rows: list[dict]) -> list[str]:
-    """What misses the targets: instructions over 1.25× the anchor on M55/M4, kernel code over 32 KB."""
+    """What misses the targets: instructions over TARGET_RATIO × the anchor on M55/M4, kernel code over 32 KB."""
     missed = []
     for r in rows:
         if r["anchor"] and r["instructions"] > TARGET_RATIO * r["anchor"]:

@@ -45,22 +45,33 @@ static inline const int8_t* tap(const tvmd_cmsis_conv_m_params_t* p, const int8_
 /* ------------------------------------------------------------------ MVE */
 #if TVMD_CMSIS_MVE
 /* Row (int8, length k) of output pixel px: the window, the input zero point
- * where a tap is outside the image.  Taps next to each other along a filter
- * row are one copy when they cover whole input pixels (undilated, one group). */
-static void fill_row_s8(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int32_t px,
-                        int8_t* row) {
+ * where a tap is outside the image.  The taps of a filter row inside the
+ * image are one copy when they cover whole input pixels (undilated, one
+ * group). */
+/* Out of line: inlined, it costs the pointwise loop registers. */
+__attribute__((noinline)) static void fill_row_s8(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image,
+                                                  int32_t ch0, int32_t px, int8_t* row) {
   const int zero_point = (int)(int8_t)(-p->q.input_offset);
   const int32_t fic = p->filter_in_ch, fw = p->filter_w, in_w = p->in_w;
   const int32_t oy = px / p->out_w, ox = px % p->out_w;
   const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
-  const int whole = p->dilation_w == 1 && fic == p->in_ch && ix0 >= 0 && ix0 + fw <= in_w;
+  /* Undilated over whole input pixels: a filter row's taps inside the image
+   * are one copy, those outside (at the left and right edges) the zero point. */
+  const int contiguous = p->dilation_w == 1 && fic == p->in_ch;
+  const int32_t lo = ix0 < 0 ? (-ix0 < fw ? -ix0 : fw) : 0;
+  const int32_t hi = in_w - ix0 < fw ? (in_w - ix0 > lo ? in_w - ix0 : lo) : fw;
   for (int32_t fy = 0; fy < p->filter_h; fy++) {
     const int32_t iy = iy0 + fy * p->dilation_h;
     int8_t* dst = row + (size_t)fy * (size_t)fw * (size_t)fic;
     if (iy < 0 || iy >= p->in_h) {
       memset(dst, zero_point, (size_t)fw * (size_t)fic);
-    } else if (whole) {
-      memcpy(dst, image + ((size_t)iy * (size_t)in_w + (size_t)ix0) * (size_t)fic, (size_t)fw * (size_t)fic);
+    } else if (contiguous) {
+      if (lo > 0) memset(dst, zero_point, (size_t)lo * (size_t)fic);
+      if (hi > lo) {
+        memcpy(dst + (size_t)lo * (size_t)fic, image + ((size_t)iy * (size_t)in_w + (size_t)(ix0 + lo)) * (size_t)fic,
+               (size_t)(hi - lo) * (size_t)fic);
+      }
+      if (hi < fw) memset(dst + (size_t)hi * (size_t)fic, zero_point, (size_t)(fw - hi) * (size_t)fic);
     } else {
       for (int32_t fx = 0; fx < fw; fx++) {
         const int8_t* src = tap(p, image, ch0, iy, ix0 + fx * p->dilation_w);
@@ -201,7 +212,7 @@ static inline void column_run(int16_t* col, int32_t at, const int8_t* src, int32
     const uint32_t offsets = ((uint32_t)(uint16_t)offset) * 0x10001u;
     for (; i + 4 <= n && at + i + 4 <= k4; i += 4) {
       const uint32_t w = tvmd_cmsis_read_s8x4(src + i);
-      const uint32_t x02 = __sxtab16(offsets, w), x13 = __sxtab16(offsets, w >> 8);
+      const uint32_t x02 = __sxtab16(offsets, w), x13 = tvmd_cmsis_sxtab16_ror8(offsets, w);
       memcpy(col + at + i, &x02, sizeof x02);
       memcpy(col + at + i + 2, &x13, sizeof x13);
     }
@@ -214,20 +225,35 @@ static inline void column_run(int16_t* col, int32_t at, const int8_t* src, int32
 }
 
 /* Column (int16, length k): the window with the input offset added, zero
- * where a tap is outside (the reference skips those taps).  A filter row
- * inside the image, undilated, over whole input pixels, is one run. */
+ * where a tap is outside (the reference skips those taps).  The taps of a
+ * filter row inside the image, undilated, over whole input pixels, are one
+ * run. */
 static void fill_column(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int32_t px,
                         int16_t* col) {
   const int16_t offset = (int16_t)p->q.input_offset;
   const int32_t k4 = p->k & ~3, fic = p->filter_in_ch, fw = p->filter_w;
   const int32_t oy = px / p->out_w, ox = px % p->out_w;
   const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
-  const int whole = p->dilation_w == 1 && fic == p->in_ch && ix0 >= 0 && ix0 + fw <= p->in_w;
+  /* Undilated over whole input pixels: a filter row's taps inside the image
+   * are one run, those outside (at the left and right edges) zeros. */
+  const int contiguous = p->dilation_w == 1 && fic == p->in_ch;
+  const int32_t lo = ix0 < 0 ? (-ix0 < fw ? -ix0 : fw) : 0;
+  const int32_t hi = p->in_w - ix0 < fw ? (p->in_w - ix0 > lo ? p->in_w - ix0 : lo) : fw;
   int32_t at = 0;
   for (int32_t fy = 0; fy < p->filter_h; fy++) {
     const int32_t iy = iy0 + fy * p->dilation_h;
-    if (whole && iy >= 0 && iy < p->in_h) {
-      column_run(col, at, image + ((size_t)iy * (size_t)p->in_w + (size_t)ix0) * (size_t)fic, fw * fic, offset, k4);
+    if (iy < 0 || iy >= p->in_h) {
+      column_run(col, at, NULL, fw * fic, offset, k4);
+      at += fw * fic;
+      continue;
+    }
+    if (contiguous) {
+      if (lo > 0) column_run(col, at, NULL, lo * fic, offset, k4);
+      if (hi > lo) {
+        column_run(col, at + lo * fic, image + ((size_t)iy * (size_t)p->in_w + (size_t)(ix0 + lo)) * (size_t)fic,
+                   (hi - lo) * fic, offset, k4);
+      }
+      if (hi < fw) column_run(col, at + hi * fic, NULL, (fw - hi) * fic, offset, k4);
       at += fw * fic;
       continue;
     }
@@ -252,14 +278,14 @@ TVMD_CMSIS_KEEP_ORDER static void dot_2x2(const int16_t* c0, const int16_t* c1, 
     uint32_t v = tvmd_cmsis_read_s8x4(w0 + (at)), u = __sxtb16(v);                          \
     s00 = __smlad(x02, u, s00);                                                             \
     s10 = __smlad(y02, u, s10);                                                             \
-    u = __sxtb16(v >> 8);                                                                   \
+    u = tvmd_cmsis_sxtb16_ror8(v);                                                          \
     s00 = __smlad(x13, u, s00);                                                             \
     s10 = __smlad(y13, u, s10);                                                             \
     v = tvmd_cmsis_read_s8x4(w1 + (at));                                                    \
     u = __sxtb16(v);                                                                        \
     s01 = __smlad(x02, u, s01);                                                             \
     s11 = __smlad(y02, u, s11);                                                             \
-    u = __sxtb16(v >> 8);                                                                   \
+    u = tvmd_cmsis_sxtb16_ror8(v);                                                          \
     s01 = __smlad(x13, u, s01);                                                             \
     s11 = __smlad(y13, u, s11);                                                             \
   } while (0)
@@ -295,6 +321,7 @@ static void conv_columns(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_w
   const int8_t* shift = p->shift;
   const int32_t* bias = io->bias;
   const tvmd_cmsis_quant_t q = p->q;
+  const int int8_range = q.act_min == INT8_MIN && q.act_max == INT8_MAX;
   const size_t in_image = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
   for (int32_t b = 0; b < p->batches; b++) {
     const int8_t* image = io->input + (size_t)b * in_image;
@@ -316,6 +343,15 @@ static void conv_columns(const tvmd_cmsis_conv_m_params_t* p, const tvmd_cmsis_w
           dot_2x2(cols, col1, io->filter + (size_t)oc * (size_t)k, io->filter + (size_t)oc1 * (size_t)k, k, sums);
           const int32_t m0 = multiplier[oc * qstep], s0 = shift[oc * qstep];
           const int32_t m1 = multiplier[oc1 * qstep], s1 = shift[oc1 * qstep];
+          if (int8_range) {
+            out0[oc] = tvmd_cmsis_clamp_s8(tvmd_cmsis_out_value(sums[0], bias, oc, m0, s0, q.output_offset));
+            out0[oc1] = tvmd_cmsis_clamp_s8(tvmd_cmsis_out_value(sums[1], bias, oc1, m1, s1, q.output_offset));
+            if (two) {
+              out1[oc] = tvmd_cmsis_clamp_s8(tvmd_cmsis_out_value(sums[2], bias, oc, m0, s0, q.output_offset));
+              out1[oc1] = tvmd_cmsis_clamp_s8(tvmd_cmsis_out_value(sums[3], bias, oc1, m1, s1, q.output_offset));
+            }
+            continue;
+          }
           out0[oc] = tvmd_cmsis_out_1(sums[0], bias, oc, m0, s0, q.output_offset, q.act_min, q.act_max);
           out0[oc1] = tvmd_cmsis_out_1(sums[1], bias, oc1, m1, s1, q.output_offset, q.act_min, q.act_max);
           if (two) {

@@ -11,15 +11,18 @@
  * output channel then reads input channel 0), the common shapes, run a block
  * of output channels of one output pixel at a time, its sums in registers
  * across all taps:
- *  - Helium (MVE), depth multiplier 1: sixteen channels at a time on int16
- *    lanes (dw_block16_mve: VMULLB/VMULLT per eight products); the channels
- *    left over, and one input channel, eight channels on two vectors of four
- *    int32 lanes, a VMUL and a VADD per four products (VMLA by the input
- *    value when it is shared), requantized four lanes at a time; only a last
- *    partial block is predicated.
- *  - DSP: four channels; a word of four inputs widened with the offset by two
+ *  - Helium (MVE), depth multiplier 1 and several channels: the output
+ *    walked column by column, up to four pixels stacked along y that take
+ *    the same taps at a time (dw_column_mve), four channels on int32 lanes:
+ *    each weights load serves the four pixels, the input offset enters once
+ *    as offset * sum(w); only a last partial four channels is predicated.
+ *    One input channel: eight channels on two vectors of four int32 lanes,
+ *    a VMLA by the shared input value per four products.
+ *  - DSP: one pixel's channels four at a time in an out-of-line loop
+ *    (dw_pixel_dsp); a word of four inputs widened with the offset by two
  *    SXTAB16, the filter word by two SXTB16, one SMLABB or SMLATT per
- *    product.
+ *    product.  One input channel: eight channels per input value
+ *    (dw_pixel_one_dsp).  The channels left over take the block loop.
  *  - plain C: four channels, one multiply-add per product.
  * Other shapes take the general loop.  Every path is exact in int32, so they
  * agree bit for bit.
@@ -76,39 +79,30 @@ static inline void dw_store_mve(const dw_ctx_t* c, int32x4_t v, int32_t oc, mve_
   vstrbq_p_s32(out + oc, tvmd_cmsis_clamp_mve(tvmd_cmsis_requantize_mve(v, multiplier, shift), &c->q), live);
 }
 
-/* Output channels [oc, oc + 8) (the first n live) of one pixel; bcast: one
- * input channel for all.  Inlined with constant n and bcast where it can be. */
+/* Output channels [oc, oc + 8) (the first n live) of one pixel of a one
+ * input channel depthwise (bcast is always 1 here: the signature is the DSP
+ * and plain C block's).  Inlined with constant n where it can be. */
 TVMD_CMSIS_INLINE void dw_block_mve(const dw_ctx_t* c, const dw_window_t* w, int32_t oc, int32_t n, int8_t* out,
                                     int bcast) {
   const int32_t lo = n < 4 ? n : 4, hi = n > 4 ? n - 4 : 0;
   const mve_pred16_t m0 = vctp32q((uint32_t)lo), m1 = vctp32q((uint32_t)hi);
   const int32_t offset = c->offset, out_ch = c->out_ch, in_ch = c->in_ch;
   int32x4_t a0 = vdupq_n_s32(0), a1 = a0;
+  (void)bcast;
   for (int32_t fy = w->fy0; fy < w->fy1; fy++) {
     const int8_t* row = w->image + (size_t)(w->iy0 + fy * c->dilation_h) * (size_t)c->in_w * (size_t)in_ch;
     const int8_t* taps = c->filter + (size_t)(fy * c->filter_w) * (size_t)out_ch + (size_t)oc;
     for (int32_t fx = w->fx0; fx < w->fx1; fx++) {
       const int8_t* wt = taps + (size_t)fx * (size_t)out_ch;
       const int32_t ix = w->ix0 + fx * c->dilation_w;
-      if (bcast) {
-        const int32_t x = (int32_t)row[ix] + offset;
-        if (n == 8) {
-          a0 = vmlaq_n_s32(a0, vldrbq_s32(wt), x);
-          a1 = vmlaq_n_s32(a1, vldrbq_s32(wt + 4), x);
-        } else {
-          a0 = vmlaq_n_s32(a0, vldrbq_z_s32(wt, m0), x);
-          a1 = vmlaq_n_s32(a1, vldrbq_z_s32(wt + 4, m1), x);
-        }
+      const int32_t x = (int32_t)row[ix] + offset;
+      if (n == 8) {
+        a0 = vmlaq_n_s32(a0, vldrbq_s32(wt), x);
+        a1 = vmlaq_n_s32(a1, vldrbq_s32(wt + 4), x);
       } else {
-        const int8_t* x = row + (size_t)ix * (size_t)in_ch + (size_t)oc;
-        if (n == 8) {
-          a0 = vaddq_s32(a0, vmulq_s32(vaddq_n_s32(vldrbq_s32(x), offset), vldrbq_s32(wt)));
-          a1 = vaddq_s32(a1, vmulq_s32(vaddq_n_s32(vldrbq_s32(x + 4), offset), vldrbq_s32(wt + 4)));
-        } else {
-          /* Lanes past n load zero weights and add nothing. */
-          a0 = vaddq_s32(a0, vmulq_s32(vaddq_n_s32(vldrbq_z_s32(x, m0), offset), vldrbq_z_s32(wt, m0)));
-          a1 = vaddq_s32(a1, vmulq_s32(vaddq_n_s32(vldrbq_z_s32(x + 4, m1), offset), vldrbq_z_s32(wt + 4, m1)));
-        }
+        /* Lanes past n load zero weights and add nothing. */
+        a0 = vmlaq_n_s32(a0, vldrbq_z_s32(wt, m0), x);
+        a1 = vmlaq_n_s32(a1, vldrbq_z_s32(wt + 4, m1), x);
       }
     }
   }
@@ -116,79 +110,286 @@ TVMD_CMSIS_INLINE void dw_block_mve(const dw_ctx_t* c, const dw_window_t* w, int
   if (hi > 0) dw_store_mve(c, a1, oc + 4, m1, out);
 }
 
-/* Eight requantized channels [oc, oc + 8) from their even (channels oc, oc + 2,
- * ...) and odd lanes, narrowed back into channel order and stored. */
-static inline void dw_store8_mve(const dw_ctx_t* c, int32x4_t even, int32x4_t odd, int32_t oc, int8_t* out) {
-  const uint32x4_t pairs = vidupq_n_u32(0, 2); /* byte offsets 0, 2, 4, 6 */
-  if (c->bias != NULL) {
-    const int32x4x2_t b = vld2q_s32(c->bias + oc); /* wraps, as the reference */
-    even = vaddq_s32(even, b.val[0]);
-    odd = vaddq_s32(odd, b.val[1]);
+/* The pixels of one column block (dw_column_mve): up to four output pixels
+ * stacked along y at one x, whose windows take the same taps, so every
+ * weights load serves all of them. */
+typedef struct {
+  const int8_t* x;      /* input of the first pixel's first tap, channel 0 */
+  const int8_t* w;      /* filter at the first tap, channel 0 */
+  size_t pixel_step;    /* input bytes from one pixel of the block to the next */
+  size_t row_step;      /* input bytes from one tap row to the next */
+  size_t tap_step;      /* input bytes from one tap to the next along x */
+  size_t out_step;      /* output bytes from one pixel of the block to the next */
+  int32_t taps_y, taps_x;
+} dw_column_t;
+
+/* Output channels [oc, oc + 4) (lanes past `live` masked) of `npix` pixels of
+ * a column block, depth multiplier 1, on int32 lanes: per tap one weights
+ * load, one VADD into the weights sum, and a load, a VMUL and a VADD per pixel
+ * (MVE has no vector-by-vector VMLA).  The input offset enters at the end
+ * as offset * sum(w) over the taps taken (exact: sum((x + offset) * w) =
+ * sum(x * w) + offset * sum(w), bounded at prepare).  Inlined with constant
+ * npix and full. */
+TVMD_CMSIS_INLINE void dw_column_mve(const dw_ctx_t* c, const dw_column_t* k, int32_t oc, int32_t npix, int full,
+                                     mve_pred16_t live, int8_t* out) {
+  const int8_t* w_row = k->w + oc;
+  const int8_t* x_row = k->x + oc;
+  const size_t ps = k->pixel_step, out_ch = (size_t)c->out_ch, tap_step = k->tap_step;
+  int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0, ws = a0;
+  for (int32_t fy = 0; fy < k->taps_y; fy++) {
+    const int8_t *x0 = x_row, *x1 = x0 + ps, *x2 = x1 + ps, *x3 = x2 + ps;
+    const int8_t* w = w_row;
+    for (int32_t t = 0; t < k->taps_x; t++) {
+      const int32x4_t wv = full ? vldrbq_s32(w) : vldrbq_z_s32(w, live);
+      ws = vaddq_s32(ws, wv);
+      a0 = vaddq_s32(a0, vmulq_s32(full ? vldrbq_s32(x0) : vldrbq_z_s32(x0, live), wv));
+      if (npix > 1) a1 = vaddq_s32(a1, vmulq_s32(full ? vldrbq_s32(x1) : vldrbq_z_s32(x1, live), wv));
+      if (npix > 2) a2 = vaddq_s32(a2, vmulq_s32(full ? vldrbq_s32(x2) : vldrbq_z_s32(x2, live), wv));
+      if (npix > 3) a3 = vaddq_s32(a3, vmulq_s32(full ? vldrbq_s32(x3) : vldrbq_z_s32(x3, live), wv));
+      w += out_ch;
+      x0 += tap_step;
+      x1 += tap_step;
+      x2 += tap_step;
+      x3 += tap_step;
+    }
+    x_row += k->row_step;
+    w_row += (size_t)c->filter_w * out_ch;
   }
-  int32x4_t m0, m1, s0, s1;
-  if (c->per_channel) {
-    const int32x4x2_t m = vld2q_s32(c->multiplier + oc);
-    m0 = m.val[0];
-    m1 = m.val[1];
-    s0 = vldrbq_gather_offset_s32(c->shift + oc, pairs);
-    s1 = vldrbq_gather_offset_s32(c->shift + oc + 1, pairs);
-  } else {
-    m0 = m1 = vdupq_n_s32(c->multiplier[0]);
-    s0 = s1 = vdupq_n_s32(c->shift[0]);
-  }
-  even = tvmd_cmsis_clamp_mve(tvmd_cmsis_requantize_mve(even, m0, s0), &c->q);
-  odd = tvmd_cmsis_clamp_mve(tvmd_cmsis_requantize_mve(odd, m1, s1), &c->q);
-  int16x8_t v = vreinterpretq_s16_s32(even);
-  v = vmovnbq_s32(v, even);
-  v = vmovntq_s32(v, odd);
-  vstrbq_s16(out + oc, v);
+  /* The offset term and the bias (wrapping, as the reference), once for all pixels. */
+  int32x4_t base = vmulq_n_s32(ws, c->offset);
+  if (c->bias != NULL) base = vaddq_s32(base, vldrwq_z_s32(c->bias + oc, live));
+  const int32x4_t m = c->per_channel ? vldrwq_z_s32(c->multiplier + oc, live) : vdupq_n_s32(c->multiplier[0]);
+  const int32x4_t sh = c->per_channel ? vldrbq_z_s32(c->shift + oc, live) : vdupq_n_s32(c->shift[0]);
+  out += oc;
+#define TVMD_DW_COLUMN_STORE(a, i)                                                                  \
+  do {                                                                                              \
+    const int32x4_t v = tvmd_cmsis_clamp_mve(tvmd_cmsis_requantize_mve(vaddq_s32(a, base), m, sh), &c->q); \
+    if (full) vstrbq_s32(out + (i) * k->out_step, v);                                               \
+    else vstrbq_p_s32(out + (i) * k->out_step, v, live);                                            \
+  } while (0)
+  TVMD_DW_COLUMN_STORE(a0, 0);
+  if (npix > 1) TVMD_DW_COLUMN_STORE(a1, 1);
+  if (npix > 2) TVMD_DW_COLUMN_STORE(a2, 2);
+  if (npix > 3) TVMD_DW_COLUMN_STORE(a3, 3);
+#undef TVMD_DW_COLUMN_STORE
 }
 
-/* Output channels [oc, oc + 16) of one pixel, depth multiplier 1.  Inputs
- * (with the offset) and weights widened to int16 lanes, whose products fit
- * (|x + offset| <= 255, |w| <= 128); VMULLB / VMULLT multiply the even and the
- * odd lanes into int32, so each tap costs 4 loads, 2 offset additions, 4
- * multiplies and 4 additions for 16 products. */
-TVMD_CMSIS_INLINE void dw_block16_mve(const dw_ctx_t* c, const dw_window_t* w, int32_t oc, int8_t* out) {
-  const int16_t offset = (int16_t)c->offset;
-  const int32_t in_ch = c->in_ch;
-  const size_t row_step = (size_t)c->in_w * (size_t)in_ch;
-  int32x4_t e0 = vdupq_n_s32(0), o0 = e0, e1 = e0, o1 = e0;
-  const int32_t taps_x = w->fx1 - w->fx0;
-  const size_t x_step = (size_t)c->dilation_w * (size_t)in_ch;
-  for (int32_t fy = w->fy0; fy < w->fy1; fy++) {
-    const int8_t* x = w->image + (size_t)(w->iy0 + fy * c->dilation_h) * row_step +
-                      (size_t)(w->ix0 + w->fx0 * c->dilation_w) * (size_t)in_ch + (size_t)oc;
-    const int8_t* wt = c->filter + (size_t)(fy * c->filter_w + w->fx0) * (size_t)c->out_ch + (size_t)oc;
-    for (int32_t t = 0; t < taps_x; t++) {
-      /* One half at a time: four sums and three temporaries fit the eight Q registers. */
-      int16x8_t xv = vaddq_n_s16(vldrbq_s16(x), offset), wv = vldrbq_s16(wt);
-      e0 = vaddq_s32(e0, vmullbq_int_s16(xv, wv));
-      o0 = vaddq_s32(o0, vmulltq_int_s16(xv, wv));
-      xv = vaddq_n_s16(vldrbq_s16(x + 8), offset);
-      wv = vldrbq_s16(wt + 8);
-      e1 = vaddq_s32(e1, vmullbq_int_s16(xv, wv));
-      o1 = vaddq_s32(o1, vmulltq_int_s16(xv, wv));
-      x += x_step;
-      wt += c->out_ch;
+/* Every channel of one column block of npix pixels: four at a time, the last
+ * partial four predicated. */
+TVMD_CMSIS_INLINE void dw_column_all_mve(const dw_ctx_t* c, const dw_column_t* k, int32_t npix, int8_t* out) {
+  int32_t oc = 0;
+  for (; oc + 4 <= c->out_ch; oc += 4) dw_column_mve(c, k, oc, npix, 1, 0xFFFF, out);
+  if (oc < c->out_ch) dw_column_mve(c, k, oc, npix, 0, vctp32q((uint32_t)(c->out_ch - oc)), out);
+}
+
+/* Depth multiplier 1 with several channels: the output walked column by
+ * column (one x at a time), its pixels in blocks of up to four consecutive
+ * rows whose windows take the same taps (all of them away from the top and
+ * bottom edges). */
+static void depthwise_columns_mve(const tvmd_cmsis_depthwise_conv_m_params_t* p, const dw_ctx_t* c,
+                                  const tvmd_cmsis_weighted_io_t* io) {
+  const int32_t out_h = p->out_h, out_w = p->out_w, out_ch = p->out_ch, in_ch = p->in_ch;
+  const size_t in_row = (size_t)p->in_w * (size_t)in_ch;
+  const size_t in_image = (size_t)p->in_h * in_row;
+  dw_column_t k;
+  k.pixel_step = (size_t)p->stride_h * in_row;
+  k.row_step = (size_t)p->dilation_h * in_row;
+  k.tap_step = (size_t)p->dilation_w * (size_t)in_ch;
+  k.out_step = (size_t)out_w * (size_t)out_ch;
+  for (int32_t b = 0; b < p->batches; b++) {
+    const int8_t* image = io->input + (size_t)b * in_image;
+    int8_t* out_image = io->output + (size_t)b * (size_t)out_h * k.out_step;
+    for (int32_t ox = 0; ox < out_w; ox++) {
+      const int32_t ix0 = ox * p->stride_w - p->pad_w;
+      int32_t fx0, fx1;
+      tap_range(ix0, p->dilation_w, p->filter_w, p->in_w, &fx0, &fx1);
+      k.taps_x = fx1 - fx0;
+      for (int32_t oy = 0; oy < out_h;) {
+        const int32_t iy0 = oy * p->stride_h - p->pad_h;
+        int32_t fy0, fy1, npix = 1;
+        tap_range(iy0, p->dilation_h, p->filter_h, p->in_h, &fy0, &fy1);
+        while (npix < 4 && oy + npix < out_h) {
+          int32_t a, z;
+          tap_range(iy0 + npix * p->stride_h, p->dilation_h, p->filter_h, p->in_h, &a, &z);
+          if (a != fy0 || z != fy1) break;
+          npix++;
+        }
+        k.taps_y = fy1 - fy0;
+        /* Addresses formed only for a window with taps (an empty one reads nothing). */
+        k.x = image;
+        k.w = c->filter;
+        if (k.taps_y > 0 && k.taps_x > 0) {
+          k.x = image + (size_t)(iy0 + fy0 * p->dilation_h) * in_row +
+                (size_t)(ix0 + fx0 * p->dilation_w) * (size_t)in_ch;
+          k.w = c->filter + (size_t)(fy0 * p->filter_w + fx0) * (size_t)out_ch;
+        }
+        int8_t* out = out_image + (size_t)oy * k.out_step + (size_t)ox * (size_t)out_ch;
+        switch (npix) {
+          case 4: dw_column_all_mve(c, &k, 4, out); break;
+          case 3: dw_column_all_mve(c, &k, 3, out); break;
+          case 2: dw_column_all_mve(c, &k, 2, out); break;
+          default: dw_column_all_mve(c, &k, 1, out); break;
+        }
+        oy += npix;
+      }
     }
   }
-  dw_store8_mve(c, e0, o0, oc, out);
-  dw_store8_mve(c, e1, o1, oc + 8, out);
 }
 #define TVMD_DW_BLOCK 8
 #define TVMD_DW_RUN dw_block_mve
 #else
+#if TVMD_CMSIS_DSP
+/* One output pixel of a depth multiplier 1 depthwise for the DSP path: its
+ * window's first tap (input x, filter w, channel 0), its taps, the steps
+ * between them (bytes) and where its output goes. */
+typedef struct {
+  const int8_t* x;
+  const int8_t* w;
+  int8_t* out;
+  int32_t taps_y, taps_x;
+  size_t x_tap, w_tap, x_row, w_row;
+} dw_pixel_t;
+
+/* The first (out_ch & ~3) channels of one pixel, four at a time: per tap two
+ * word loads, the four inputs widened with the offset by two SXTAB16 and the
+ * weights by two SXTB16 (the odd bytes through the rotation built into
+ * them), one SMLABB or SMLATT per product; then the four outputs.  Out of
+ * line and in this order, so the tap loop keeps every value in a register. */
+TVMD_CMSIS_KEEP_ORDER __attribute__((noinline)) static void dw_pixel_dsp(const dw_ctx_t* c, const dw_pixel_t* px) {
+  const uint32_t offsets = ((uint32_t)c->offset & 0xFFFFu) * 0x10001u; /* x + offset fits int16 */
+  const int32_t channels = c->out_ch & ~3, taps_y = px->taps_y, taps_x = px->taps_x;
+  const size_t x_tap = px->x_tap, w_tap = px->w_tap, x_row = px->x_row, w_row = px->w_row;
+  int8_t* out = px->out;
+  /* Read once: the int8 stores could alias the context for the compiler. */
+  const int32_t* bias = c->bias;
+  const int32_t* multiplier = c->multiplier;
+  const int8_t* shift = c->shift;
+  const int32_t qstep = c->per_channel ? 1 : 0, output_offset = c->q.output_offset;
+  const int32_t act_min = c->q.act_min, act_max = c->q.act_max;
+  const int int8_range = act_min == INT8_MIN && act_max == INT8_MAX;
+  for (int32_t oc = 0; oc < channels; oc += 4) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const int8_t* x = px->x + oc;
+    const int8_t* w = px->w + oc;
+#define TVMD_DW_TAP_DSP(xp, wp)                                                      \
+  do {                                                                               \
+    const uint32_t xw = tvmd_cmsis_read_s8x4(xp), ww = tvmd_cmsis_read_s8x4(wp);     \
+    uint32_t xv = __sxtab16(offsets, xw), wv = __sxtb16(ww);                         \
+    a0 = __smlabb(xv, wv, a0);                                                       \
+    a2 = __smlatt(xv, wv, a2);                                                       \
+    xv = tvmd_cmsis_sxtab16_ror8(offsets, xw);                                       \
+    wv = tvmd_cmsis_sxtb16_ror8(ww);                                                 \
+    a1 = __smlabb(xv, wv, a1);                                                       \
+    a3 = __smlatt(xv, wv, a3);                                                       \
+  } while (0)
+    for (int32_t fy = taps_y; fy > 0; fy--) {
+      if (taps_x == 3) {
+        /* The common row of three taps, straight through. */
+        TVMD_DW_TAP_DSP(x, w);
+        TVMD_DW_TAP_DSP(x + x_tap, w + w_tap);
+        TVMD_DW_TAP_DSP(x + 2 * x_tap, w + 2 * w_tap);
+      } else {
+        const int8_t* xp = x;
+        const int8_t* wp = w;
+        for (int32_t t = taps_x; t > 0; t--) {
+          TVMD_DW_TAP_DSP(xp, wp);
+          xp += x_tap;
+          wp += w_tap;
+        }
+      }
+      x += x_row;
+      w += w_row;
+    }
+#undef TVMD_DW_TAP_DSP
+#define TVMD_DW_VALUE_DSP(a, j) \
+  tvmd_cmsis_out_value(a, bias, oc + (j), multiplier[(oc + (j)) * qstep], shift[(oc + (j)) * qstep], output_offset)
+    if (int8_range) {
+      out[oc] = tvmd_cmsis_clamp_s8(TVMD_DW_VALUE_DSP(a0, 0));
+      out[oc + 1] = tvmd_cmsis_clamp_s8(TVMD_DW_VALUE_DSP(a1, 1));
+      out[oc + 2] = tvmd_cmsis_clamp_s8(TVMD_DW_VALUE_DSP(a2, 2));
+      out[oc + 3] = tvmd_cmsis_clamp_s8(TVMD_DW_VALUE_DSP(a3, 3));
+    } else {
+      const int32_t v[4] = {TVMD_DW_VALUE_DSP(a0, 0), TVMD_DW_VALUE_DSP(a1, 1), TVMD_DW_VALUE_DSP(a2, 2),
+                            TVMD_DW_VALUE_DSP(a3, 3)};
+      for (int32_t j = 0; j < 4; j++) out[oc + j] = (int8_t)(v[j] < act_min ? act_min : v[j] > act_max ? act_max : v[j]);
+    }
+#undef TVMD_DW_VALUE_DSP
+  }
+}
+
+/* The first (out_ch & ~7) channels of one pixel of a one input channel
+ * depthwise, eight at a time: per tap the input value with its offset once
+ * (it fits the bottom half of a word), two filter words widened by SXTB16,
+ * one SMLABB or SMLABT per product. */
+TVMD_CMSIS_KEEP_ORDER __attribute__((noinline)) static void dw_pixel_one_dsp(const dw_ctx_t* c, const dw_pixel_t* px) {
+  const int32_t offset = c->offset, channels = c->out_ch & ~7, taps_y = px->taps_y, taps_x = px->taps_x;
+  const size_t x_tap = px->x_tap, w_tap = px->w_tap, x_row = px->x_row, w_row = px->w_row;
+  int8_t* out = px->out;
+  /* Read once: the int8 stores could alias the context for the compiler. */
+  const int32_t* bias = c->bias;
+  const int32_t* multiplier = c->multiplier;
+  const int8_t* shift = c->shift;
+  const int32_t qstep = c->per_channel ? 1 : 0, output_offset = c->q.output_offset;
+  const int32_t act_min = c->q.act_min, act_max = c->q.act_max;
+  const int int8_range = act_min == INT8_MIN && act_max == INT8_MAX;
+  for (int32_t oc = 0; oc < channels; oc += 8) {
+    int32_t a[8];
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+    const int8_t* x = px->x;
+    const int8_t* w = px->w + oc;
+    for (int32_t fy = taps_y; fy > 0; fy--) {
+      const int8_t* xp = x;
+      const int8_t* wp = w;
+      for (int32_t t = taps_x; t > 0; t--) {
+        const uint32_t xv = (uint32_t)((int32_t)*xp + offset);
+        uint32_t ww = tvmd_cmsis_read_s8x4(wp), wv = __sxtb16(ww);
+        a0 = __smlabb(xv, wv, a0);
+        a2 = __smlabt(xv, wv, a2);
+        wv = tvmd_cmsis_sxtb16_ror8(ww);
+        a1 = __smlabb(xv, wv, a1);
+        a3 = __smlabt(xv, wv, a3);
+        ww = tvmd_cmsis_read_s8x4(wp + 4);
+        wv = __sxtb16(ww);
+        a4 = __smlabb(xv, wv, a4);
+        a6 = __smlabt(xv, wv, a6);
+        wv = tvmd_cmsis_sxtb16_ror8(ww);
+        a5 = __smlabb(xv, wv, a5);
+        a7 = __smlabt(xv, wv, a7);
+        xp += x_tap;
+        wp += w_tap;
+      }
+      x += x_row;
+      w += w_row;
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+    a[4] = a4;
+    a[5] = a5;
+    a[6] = a6;
+    a[7] = a7;
+    if (int8_range) {
+      for (int32_t j = 0; j < 8; j++) {
+        out[oc + j] = tvmd_cmsis_clamp_s8(tvmd_cmsis_out_value(a[j], bias, oc + j, multiplier[(oc + j) * qstep],
+                                                               shift[(oc + j) * qstep], output_offset));
+      }
+      continue;
+    }
+    for (int32_t j = 0; j < 8; j++) {
+      out[oc + j] = tvmd_cmsis_out_1(a[j], bias, oc + j, multiplier[(oc + j) * qstep], shift[(oc + j) * qstep],
+                                     output_offset, act_min, act_max);
+    }
+  }
+}
+#endif
+
 /* Output channels [oc, oc + 4) (the first n live) of one pixel; bcast: one
  * input channel for all.  Inlined with constant n and bcast where it can be. */
 TVMD_CMSIS_INLINE void dw_block(const dw_ctx_t* c, const dw_window_t* w, int32_t oc, int32_t n, int8_t* out,
                                 int bcast) {
   const int32_t offset = c->offset, out_ch = c->out_ch, in_ch = c->in_ch;
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-#if TVMD_CMSIS_DSP
-  /* Both halves of a word hold the offset; x + offset fits int16 (|.| <= 255). */
-  const uint32_t offsets = ((uint32_t)offset & 0xFFFFu) | ((uint32_t)offset << 16);
-#endif
   for (int32_t fy = w->fy0; fy < w->fy1; fy++) {
     const int8_t* row = w->image + (size_t)(w->iy0 + fy * c->dilation_h) * (size_t)c->in_w * (size_t)in_ch;
     const int8_t* taps = c->filter + (size_t)(fy * c->filter_w) * (size_t)out_ch + (size_t)oc;
@@ -199,14 +400,8 @@ TVMD_CMSIS_INLINE void dw_block(const dw_ctx_t* c, const dw_window_t* w, int32_t
       if (n == 4) {
 #if TVMD_CMSIS_DSP
         const uint32_t ww = tvmd_cmsis_read_s8x4(wt), w02 = __sxtb16(ww), w13 = __sxtb16(ww >> 8);
-        uint32_t x02, x13;
-        if (bcast) {
-          x02 = x13 = ((uint32_t)((int32_t)*x + offset) & 0xFFFFu) * 0x10001u;
-        } else {
-          const uint32_t xw = tvmd_cmsis_read_s8x4(x);
-          x02 = __sxtab16(offsets, xw);
-          x13 = __sxtab16(offsets, xw >> 8);
-        }
+        /* One input channel (four channels of another take dw_sums4_dsp). */
+        const uint32_t x02 = ((uint32_t)((int32_t)*x + offset) & 0xFFFFu) * 0x10001u, x13 = x02;
         a0 = __smlabb(x02, w02, a0);
         a2 = __smlatt(x02, w02, a2);
         a1 = __smlabb(x13, w13, a1);
@@ -241,6 +436,12 @@ static void depthwise_blocks(const tvmd_cmsis_depthwise_conv_m_params_t* p, cons
                       p->dilation_h, p->dilation_w, p->q.input_offset, p->per_channel, p->q};
   const int32_t out_h = p->out_h, out_w = p->out_w, out_ch = p->out_ch;
   const size_t in_image = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
+#if TVMD_CMSIS_MVE
+  if (c.in_ch != 1) {
+    depthwise_columns_mve(p, &c, io);
+    return;
+  }
+#endif
   int8_t* out = io->output;
   for (int32_t b = 0; b < p->batches; b++) {
     dw_window_t w;
@@ -252,9 +453,25 @@ static void depthwise_blocks(const tvmd_cmsis_depthwise_conv_m_params_t* p, cons
         w.ix0 = ox * p->stride_w - p->pad_w;
         tap_range(w.ix0, p->dilation_w, p->filter_w, p->in_w, &w.fx0, &w.fx1);
         int32_t oc0 = 0;
-#if TVMD_CMSIS_MVE
-        if (c.in_ch != 1) {
-          for (; oc0 + 16 <= out_ch; oc0 += 16) dw_block16_mve(&c, &w, oc0, out);
+#if TVMD_CMSIS_DSP && !TVMD_CMSIS_MVE
+        if (out_ch >= (c.in_ch == 1 ? 8 : 4)) {
+          dw_pixel_t px = {w.image, c.filter, out, w.fy1 - w.fy0, w.fx1 - w.fx0,
+                           (size_t)c.dilation_w * (size_t)c.in_ch, (size_t)out_ch,
+                           (size_t)c.dilation_h * (size_t)c.in_w * (size_t)c.in_ch,
+                           (size_t)c.filter_w * (size_t)out_ch};
+          /* Addresses formed only for a window with taps (an empty one reads nothing). */
+          if (px.taps_y > 0 && px.taps_x > 0) {
+            px.x = w.image + ((size_t)(w.iy0 + w.fy0 * c.dilation_h) * (size_t)c.in_w +
+                              (size_t)(w.ix0 + w.fx0 * c.dilation_w)) * (size_t)c.in_ch;
+            px.w = c.filter + (size_t)(w.fy0 * c.filter_w + w.fx0) * (size_t)out_ch;
+          }
+          if (c.in_ch == 1) {
+            dw_pixel_one_dsp(&c, &px);
+            oc0 = out_ch & ~7;
+          } else {
+            dw_pixel_dsp(&c, &px);
+            oc0 = out_ch & ~3;
+          }
         }
 #endif
         for (int32_t oc = oc0; oc < out_ch; oc += TVMD_DW_BLOCK) {

@@ -28,34 +28,43 @@ size_t tvmd_cmsis_fully_connected_m_s8_get_buffer_size(const tvmd_cmsis_fully_co
 
 #if TVMD_CMSIS_DSP && !TVMD_CMSIS_MVE
 /* s[r] = sum((x[i] + in_offset) * w_r[i]) for the four rows at w, w + depth,
- * ...: each word of input widened once (SXTAB16) for four rows' SMLADs. */
+ * ...: each word of input widened once (SXTAB16) for four rows' SMLADs.  Two
+ * row pointers (rows 0 and 2) with the row length as a register offset for
+ * rows 1 and 3, and a down-count, so the loop needs no stack. */
 TVMD_CMSIS_KEEP_ORDER static void dot_1x4(const int8_t* x, const int8_t* w, int32_t depth, int32_t in_offset,
                                           int32_t s[4]) {
   const uint32_t offsets = ((uint32_t)in_offset & 0xFFFFu) | ((uint32_t)in_offset << 16);
-  const int8_t *w1 = w + depth, *w2 = w1 + depth, *w3 = w2 + depth;
-  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, i = 0;
-  for (; i + 4 <= depth; i += 4) {
-    const uint32_t xw = tvmd_cmsis_read_s8x4(x + i);
-    const uint32_t x02 = __sxtab16(offsets, xw), x13 = __sxtab16(offsets, xw >> 8);
-    uint32_t v = tvmd_cmsis_read_s8x4(w + i);
-    s0 = __smlad(x02, __sxtb16(v), s0);
-    s0 = __smlad(x13, __sxtb16(v >> 8), s0);
-    v = tvmd_cmsis_read_s8x4(w1 + i);
+  const size_t d = (size_t)depth;
+  const int8_t* wa = w;
+  const int8_t* wb = w + 2 * d;
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int32_t n = depth >> 2; n > 0; n--) {
+    const uint32_t xw = tvmd_cmsis_read_s8x4(x);
+    const uint32_t x02 = __sxtab16(offsets, xw), x13 = tvmd_cmsis_sxtab16_ror8(offsets, xw);
+    uint32_t v = tvmd_cmsis_read_s8x4(wa + d);
     s1 = __smlad(x02, __sxtb16(v), s1);
-    s1 = __smlad(x13, __sxtb16(v >> 8), s1);
-    v = tvmd_cmsis_read_s8x4(w2 + i);
-    s2 = __smlad(x02, __sxtb16(v), s2);
-    s2 = __smlad(x13, __sxtb16(v >> 8), s2);
-    v = tvmd_cmsis_read_s8x4(w3 + i);
+    s1 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(v), s1);
+    v = tvmd_cmsis_read_s8x4(wa);
+    s0 = __smlad(x02, __sxtb16(v), s0);
+    s0 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(v), s0);
+    v = tvmd_cmsis_read_s8x4(wb + d);
     s3 = __smlad(x02, __sxtb16(v), s3);
-    s3 = __smlad(x13, __sxtb16(v >> 8), s3);
+    s3 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(v), s3);
+    v = tvmd_cmsis_read_s8x4(wb);
+    s2 = __smlad(x02, __sxtb16(v), s2);
+    s2 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(v), s2);
+    x += 4;
+    wa += 4;
+    wb += 4;
   }
-  for (; i < depth; i++) {
-    const int32_t v = (int32_t)x[i] + in_offset;
-    s0 += v * (int32_t)w[i];
-    s1 += v * (int32_t)w1[i];
-    s2 += v * (int32_t)w2[i];
-    s3 += v * (int32_t)w3[i];
+  for (int32_t n = depth & 3; n > 0; n--) {
+    const int32_t v = (int32_t)*x++ + in_offset;
+    s0 += v * (int32_t)wa[0];
+    s1 += v * (int32_t)wa[d];
+    s2 += v * (int32_t)wb[0];
+    s3 += v * (int32_t)wb[d];
+    wa++;
+    wb++;
   }
   s[0] = s0;
   s[1] = s1;
@@ -112,10 +121,19 @@ int32_t tvmd_cmsis_fully_connected_m_s8(const void* params, void* const* buffers
 #else
     int32_t oc0 = 0;
 #if TVMD_CMSIS_DSP
+    const int int8_range = q.act_min == INT8_MIN && q.act_max == INT8_MAX;
     /* DSP: four rows per pass while four remain, then pairs. */
     for (; oc0 + 4 <= p->out_ch; oc0 += 4) {
       int32_t s[4];
       dot_1x4(x, io.filter + (size_t)oc0 * (size_t)depth, depth, in_offset, s);
+      if (int8_range) {
+        for (int32_t j = 0; j < 4; j++) {
+          const int32_t oc = oc0 + j;
+          out[oc] = tvmd_cmsis_clamp_s8(
+              tvmd_cmsis_out_value(s[j], io.bias, oc, multiplier[oc * qstep], shift[oc * qstep], q.output_offset));
+        }
+        continue;
+      }
       for (int32_t j = 0; j < 4; j++) {
         const int32_t oc = oc0 + j;
         out[oc] = tvmd_cmsis_out_1(s[j], io.bias, oc, multiplier[oc * qstep], shift[oc * qstep], q.output_offset,

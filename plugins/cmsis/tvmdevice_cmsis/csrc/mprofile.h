@@ -65,18 +65,60 @@ static inline uint32_t tvmd_cmsis_read_s16x2(const int16_t* p) {
   return v;
 }
 
-/* One output: the bias (may be NULL) added, wrapping as the reference's
- * int32 addition, requantized, offset, clamped to [act_min, act_max]. */
+/* One output before its clamp: the bias (may be NULL) added, wrapping as
+ * the reference's int32 addition, requantized, offset. */
+static inline int32_t tvmd_cmsis_out_value(int32_t acc, const int32_t* bias, int32_t channel, int32_t multiplier,
+                                           int32_t shift, int32_t output_offset) {
+  if (bias != NULL) acc = tvmd_cmsis_wrap_add(acc, bias[channel]);
+  return tvmd_cmsis_requantize_1(acc, multiplier, shift) + output_offset;
+}
+
+/* The output clamp to [act_min, act_max] when that range is all of int8 (no
+ * activation, or one whose bounds the int8 range already sets, as in every
+ * shared model): one SSAT on the DSP path.  Kernels test the range once per
+ * call and take this or tvmd_cmsis_out_1 per block of outputs. */
+static inline int8_t tvmd_cmsis_clamp_s8(int32_t v) {
+#if TVMD_CMSIS_DSP
+  return (int8_t)__ssat(v, 8);
+#else
+  v = v < INT8_MIN ? INT8_MIN : v;
+  return (int8_t)(v > INT8_MAX ? INT8_MAX : v);
+#endif
+}
+
+/* One output: tvmd_cmsis_out_value clamped to [act_min, act_max]. */
 static inline int8_t tvmd_cmsis_out_1(int32_t acc, const int32_t* bias, int32_t channel, int32_t multiplier,
                                       int32_t shift, int32_t output_offset, int32_t act_min, int32_t act_max) {
-  if (bias != NULL) acc = tvmd_cmsis_wrap_add(acc, bias[channel]);
-  int32_t v = tvmd_cmsis_requantize_1(acc, multiplier, shift) + output_offset;
+  int32_t v = tvmd_cmsis_out_value(acc, bias, channel, multiplier, shift, output_offset);
   v = v < act_min ? act_min : v;
   v = v > act_max ? act_max : v;
   return (int8_t)v;
 }
 
 #if TVMD_CMSIS_DSP
+/* SXTB16 / SXTAB16 of a word rotated right by 8 (its bytes 1 and 3): one
+ * instruction with the rotation the encoding carries, which GCC does not
+ * fold from a C rotate. */
+static inline uint32_t tvmd_cmsis_sxtb16_ror8(uint32_t v) {
+#if defined(__GNUC__)
+  uint32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+  return r;
+#else
+  return (uint32_t)__sxtb16((v >> 8) | (v << 24));
+#endif
+}
+
+static inline uint32_t tvmd_cmsis_sxtab16_ror8(uint32_t a, uint32_t v) {
+#if defined(__GNUC__)
+  uint32_t r;
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(v));
+  return r;
+#else
+  return (uint32_t)__sxtab16(a, (v >> 8) | (v << 24));
+#endif
+}
+
 /* Bytewise max / min of two words of four int8: SSUB8 sets the GE flag of
  * each byte where a >= b, SEL takes those bytes from its first operand. */
 static inline uint32_t tvmd_cmsis_max_s8x4(uint32_t a, uint32_t b) {
@@ -156,10 +198,10 @@ static inline void tvmd_cmsis_dot_s16_1x2(const int16_t* x, const int8_t* w0, co
     const uint32_t x02 = (xa & 0xFFFFu) | (xb << 16), x13 = (xa >> 16) | (xb & 0xFFFF0000u);
     uint32_t v = tvmd_cmsis_read_s8x4(w0 + i);
     s0 = __smlald(x02, __sxtb16(v), s0);
-    s0 = __smlald(x13, __sxtb16(v >> 8), s0);
+    s0 = __smlald(x13, tvmd_cmsis_sxtb16_ror8(v), s0);
     v = tvmd_cmsis_read_s8x4(w1 + i);
     s1 = __smlald(x02, __sxtb16(v), s1);
-    s1 = __smlald(x13, __sxtb16(v >> 8), s1);
+    s1 = __smlald(x13, tvmd_cmsis_sxtb16_ror8(v), s1);
   }
 #endif
   for (; i < n; i++) {
@@ -217,12 +259,12 @@ static inline void tvmd_cmsis_dot_s8_1x2(const int8_t* x, const int8_t* w0, cons
   int32_t a0 = 0, a1 = 0;
   for (; i + 4 <= n; i += 4) {
     const uint32_t xw = tvmd_cmsis_read_s8x4(x + i);
-    const uint32_t x02 = __sxtab16(offsets, xw), x13 = __sxtab16(offsets, xw >> 8);
+    const uint32_t x02 = __sxtab16(offsets, xw), x13 = tvmd_cmsis_sxtab16_ror8(offsets, xw);
     const uint32_t a = tvmd_cmsis_read_s8x4(w0 + i), b = tvmd_cmsis_read_s8x4(w1 + i);
     a0 = __smlad(x02, __sxtb16(a), a0);
-    a0 = __smlad(x13, __sxtb16(a >> 8), a0);
+    a0 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(a), a0);
     a1 = __smlad(x02, __sxtb16(b), a1);
-    a1 = __smlad(x13, __sxtb16(b >> 8), a1);
+    a1 = __smlad(x13, tvmd_cmsis_sxtb16_ror8(b), a1);
   }
   s0 = (uint32_t)a0;
   s1 = (uint32_t)a1;

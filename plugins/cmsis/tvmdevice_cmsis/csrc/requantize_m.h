@@ -32,7 +32,11 @@
  *    P = x' m + 2^30 for x' >= 0 and x' m - 2^30 for x' < 0: the 64-bit
  *    addend of the SMLAL is the sign-extended word 0x40000000 | sign(x').
  *    |x' m| < 2^62, so the high word H of P has |H| <= 2^30, and
- *      e >= 2: result = (H + 2^(e-2)) >> (e-1)   (no overflow),
+ *      e >= 2: result = floor((H + 2^(e-2)) / 2^(e-1)) = ((H >> (e-2)) + 1) >> 1
+ *              (with q = floor(H / 2^(e-2)), H = q 2^(e-2) + r, 0 <= r < 2^(e-2):
+ *              (H + 2^(e-2)) / 2^(e-1) = (q + 1) / 2 + r / 2^(e-1), and the
+ *              second term, below 1/2, never carries (q + 1) / 2 past an
+ *              integer), a shift, an add and a shift, without overflow;
  *      e == 1: result = H + (bit 31 of P's low word).
  *  - shift >= 0 (no rounding divide): result = bits 31..62 of x' m + 2^30. */
 static inline int32_t tvmd_cmsis_requantize_1(int32_t x, int32_t multiplier, int32_t shift) {
@@ -45,7 +49,7 @@ static inline int32_t tvmd_cmsis_requantize_1(int32_t x, int32_t multiplier, int
   const int64_t ab = (int64_t)x * multiplier + addend;
   const int32_t high = (int32_t)(uint32_t)((uint64_t)ab >> 32);
   if (e == 1) return high + (int32_t)((uint32_t)ab >> 31);
-  return (high + ((int32_t)1 << (e - 2))) >> (e - 1);
+  return ((high >> (e - 2)) + 1) >> 1;
 }
 
 /* tvmd_multiply_by_quantized_multiplier_64 (tvmdevice/fixedpoint.h) for its
