@@ -214,6 +214,16 @@ def test_tflm_arena_is_measured_in_a_child_process_that_may_fail():
     assert refused.total is None and "tflite-micro refused the model" in refused.unavailable
 
 
+def test_tflm_arena_is_measured_from_a_source_checkout_too(tmp_path, monkeypatch):
+    """``python -c`` puts the working directory first on sys.path: a checkout's uncompiled ``tvmdevice``
+    there must not be what the child imports."""
+    pytest.importorskip("tflite_micro", reason="pip install tflite-micro to measure TFLM's arena")
+    (tmp_path / "tvmdevice").mkdir()
+    (tmp_path / "tvmdevice" / "__init__.py").write_text("raise ImportError('the uncompiled checkout')\n")
+    monkeypatch.chdir(tmp_path)
+    assert measure_tflm_arena(_model()).total is not None
+
+
 @pytest.mark.models
 def test_tflm_arena_of_a_shared_model_is_the_recorded_one(models_dir):
     pytest.importorskip("tflite_micro", reason="pip install tflite-micro to measure TFLM's arena")

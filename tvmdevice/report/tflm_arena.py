@@ -4,7 +4,9 @@ The Python TFLM package has no ``arena_used_bytes()``; its recording
 allocator prints the total (and the head: the non-persistent section, the
 tensors and scratch TFLM plans; the tail holds its persistent structures)
 with ``print_allocations()``.  That is read from a child process, so that a
-model TFLM aborts on cannot take the caller down with it.
+model TFLM aborts on cannot take the caller down with it.  The child runs in the
+temporary directory: ``python -c`` puts its working directory first on ``sys.path``,
+and run from a source checkout it would import the checkout's uncompiled package.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import importlib.util
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 
 __all__ = ["TFLMArena", "measure_tflm_arena"]
@@ -47,7 +50,7 @@ def measure_tflm_arena(model: bytes | None, timeout: float = 60.0) -> TFLMArena:
         return TFLMArena(unavailable="tflite-micro is not installed (pip install 'tvmdevice[bench]')")
     try:
         proc = subprocess.run([sys.executable, "-c", _CHILD], input=bytes(model), capture_output=True,
-                              timeout=timeout)
+                              timeout=timeout, cwd=tempfile.gettempdir())
     except subprocess.TimeoutExpired:
         return TFLMArena(unavailable=f"tflite-micro took over {timeout:g} s")
     out = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
