@@ -120,12 +120,13 @@ def test_a_window_deep_enough_to_overflow_the_40_bit_accumulator_is_declined_and
 @pytest.fixture
 def int32_biases(monkeypatch):
     """The builder writing 32-bit biases for int16 models (the TFLite converter writes 64-bit ones)."""
+    import tflite
     from tvmdevice.aot.builder import model
-    from tvmdevice.aot.builder._common import TT
 
+    int8 = tflite.TensorType.INT8
     write = model.ModelBuilder._bias
-    monkeypatch.setattr(model.ModelBuilder, "_bias", lambda self, channels, in_scale, w_scales, depth, ttype=TT.INT8:
-                        write(self, channels, in_scale, w_scales, depth, TT.INT8))
+    monkeypatch.setattr(model.ModelBuilder, "_bias", lambda self, channels, in_scale, w_scales, depth, ttype=int8:
+                        write(self, channels, in_scale, w_scales, depth, int8))
 
 
 @pytest.mark.parametrize("scale", [0.0005, 0.05, 1.0])

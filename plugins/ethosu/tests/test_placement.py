@@ -55,3 +55,14 @@ def test_a_padv2_vela_would_crash_on_is_declined_without_calling_it():
     op.inputs = op.inputs[:2]
     reason = check_operator(DEVICE_TYPE.default_options(), graph, op)
     assert reason == "cannot be handed to Vela: Vela 5.2.0 crashes on a PADV2 without its constant-values input"
+
+
+def test_a_broadcast_across_more_than_four_dimensions_stays_off_the_npu():
+    # Vela lowers it to 4-D feature maps whose broadcast is not TFLite's (measured: 96 of 144 values differ)
+    graph, op = _only_op(single_op_model("SUB", input_shape=(2, 3, 4, 2, 3), input2_shape=(3, 1, 1, 3)))
+    reason = check_operator(OPTIONS, graph, op)
+    assert reason is not None and "[2, 3, 4, 2, 3] and [3, 1, 1, 3] across more than 4 dimensions" in reason
+    for shapes in (dict(input_shape=(2, 3, 4, 2, 3), input2_shape=(2, 3, 4, 2, 3)),  # rank 5, no broadcast
+                   dict(input_shape=(3, 4, 2, 3), input2_shape=(3, 1, 1, 3))):  # a broadcast in 4-D
+        graph, op = _only_op(single_op_model("SUB", **shapes))
+        assert check_operator(OPTIONS, graph, op) is None, shapes

@@ -5,10 +5,11 @@ Vela's compiler core (``ethosu.regor``) documents its TFLite supported-operator 
 architecture (``tflite_operator_constraints("EthosU55")``, the source of Vela's ``SUPPORTED_OPS.md``).
 Each operator it names that tvmdevice's operator layer knows (views aside: they run no kernel) is
 written as the default single-operator model (:func:`tvmdevice.aot.builder.single_op_model`) in its
-own data types, in int8 and in int16; a kernel key (:func:`tvmdevice.ops.kernel_key`) is claimed
-when the device's own check accepts the model of every data type the key covers, with the default
-options: Vela places it on the NPU and the functional model implements every command and field of
-the stream Vela made for it.  So an int16 variant (or a key one kernel serves for int8 and int16) is
+own data types, in int8 and in int16, with the default options and at the parameter edges
+(:data:`_EDGES`) the operator takes; a kernel key (:func:`tvmdevice.ops.kernel_key`) is claimed
+when the device's own check accepts every one of those models of every data type the key covers:
+Vela places it on the NPU and the functional model implements every command and field of the
+stream Vela made for it.  So an int16 variant (or a key one kernel serves for int8 and int16) is
 claimed only where the functional model runs it, and the claims grow with the functional model.
 
 Reading them compiles about fifty small models with Vela (a few seconds), once per process:
@@ -29,6 +30,15 @@ ARCHITECTURE = "EthosU55"
 #: The input data types the default single-operator model is written in (None: the builder's own, float32
 #: for QUANTIZE).
 _DTYPES = (None, "int8", "int16")
+
+
+#: Beside the default model, the parameter edges a claim must also run where the operator takes them
+#: (a declared key is held to every such case, e.g. by the int16 kernels' suite): a window crossing the
+#: input's edge (SAME padding), and a broadcast across five dimensions.
+_EDGES: tuple[dict, ...] = (
+    {"input_shape": (1, 7, 7, 3), "pool": 3, "stride": 2, "padding": "SAME"},
+    {"input_shape": (2, 3, 4, 2, 3), "input2_shape": (3, 1, 1, 3)},
+)
 
 
 def vela_operator_names() -> tuple[str, ...]:
@@ -59,18 +69,21 @@ def _claims() -> frozenset[str]:
         if op_type not in OPERATORS:
             continue
         for dtype in _DTYPES:
-            try:
-                params = {} if dtype is None else {"input_dtype": dtype}
-                graph = load_tflite(single_op_model(op_type, **params), name=op_type.lower())
-            except (TVMDeviceError, ValueError, KeyError, TypeError):
-                continue  # the builder or the importer has no such variant
-            (op,) = graph.operators
-            op_data = analyze(graph, op)
-            if op.type != op_type or (op_data is not None and op_data.is_view):
-                continue  # a view (RESHAPE and kin) runs no kernel on any device
-            key = kernel_key(op.type, op_data)
-            # one key may cover both data types (CONCATENATION, PAD...): claimed only if both run
-            runs[key] = runs.get(key, True) and check_operator(options, graph, op) is None
+            for edge in ({},) + _EDGES:
+                try:
+                    params = dict(edge) if dtype is None else {"input_dtype": dtype, **edge}
+                    graph = load_tflite(single_op_model(op_type, **params), name=op_type.lower())
+                    (op,) = graph.operators
+                    op_data = analyze(graph, op)
+                except (TVMDeviceError, ValueError, KeyError, TypeError):
+                    if not edge:
+                        break  # the builder or the importer has no such variant
+                    continue  # the operator takes no such parameter, or no kernel of any device runs it
+                if op.type != op_type or (op_data is not None and op_data.is_view):
+                    break  # a view (RESHAPE and kin) runs no kernel on any device
+                key = kernel_key(op.type, op_data)
+                # one key may cover both data types (CONCATENATION, PAD...) and the edges: claimed only if all run
+                runs[key] = runs.get(key, True) and check_operator(options, graph, op) is None
     return frozenset(key for key, ran in runs.items() if ran)
 
 
