@@ -15,18 +15,10 @@
  */
 #include <stddef.h>
 
+#include "ethosu_elementwise.h"
 #include "ethosu_fmap.h"
 #include "ethosu_npu.h"
 #include "ethosu_operand_scale.h"
-
-enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_MIN = 3, EW_MAX = 4 };
-
-/* NPU_SET_IFM2_BROADCAST's fields (Arm's register interface: npu_set_ifm2_broadcast_t). */
-#define BROADCAST_H(p) ((p) & 1u)
-#define BROADCAST_W(p) ((p) >> 1 & 1u)
-#define BROADCAST_C(p) ((p) >> 2 & 1u)
-#define OPERAND_ORDER_A(p) ((p) >> 6 & 1u)
-#define BROADCAST_SCALAR(p) ((p) >> 7 & 1u)
 
 static int not_s8(uint32_t precision) { return (precision & 1u) != 1u || (precision >> 2 & 3u) != 0u; }
 
@@ -60,12 +52,17 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
   if (ethosu_lut_check(npu, table)) return 1;
   if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
+  return ethosu_elementwise_shapes(npu, in, in2, out, bc, 1);
+}
+
+int ethosu_elementwise_shapes(ethosu_npu_t* npu, const fmap_t* in, const fmap_t* in2, const fmap_t* out,
+                              uint32_t bc, int with_ifm2) {
   if (REG(npu, R_OFM_HEIGHT0_M1) != REG(npu, R_OFM_HEIGHT_M1) || REG(npu, R_OFM_WIDTH0_M1) != REG(npu, R_OFM_WIDTH_M1)) {
     return ethosu_refuse(npu, "OFM tiles (OFM_HEIGHT0_M1/OFM_WIDTH0_M1 short of the OFM)");
   }
   if (in->h < out->h || in->w < out->w) return ethosu_refuse(npu, "IFM tiles (reads beyond IFM tile 0)");
   if (in->c != out->c) return ethosu_refuse(npu, "IFM_DEPTH_M1 (not the OFM's)");
-  if (!BROADCAST_SCALAR(bc)) {
+  if (with_ifm2 && !BROADCAST_SCALAR(bc)) {
     if (BROADCAST_H(bc) ? in2->h != 1 : in2->h < out->h) return ethosu_refuse(npu, "IFM2_HEIGHT0_M1 (IFM2 tiles or broadcast)");
     if (BROADCAST_W(bc) ? in2->w != 1 : in2->w < out->w) return ethosu_refuse(npu, "IFM2_WIDTH0_M1 (IFM2 tiles or broadcast)");
     if (ethosu_fm_in_region(npu, in2, "IFM2 addresses (outside the region)")) return 1;

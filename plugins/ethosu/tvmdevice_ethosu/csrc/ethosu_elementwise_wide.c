@@ -31,19 +31,13 @@
  */
 #include <stddef.h>
 
+#include "ethosu_elementwise.h"
 #include "ethosu_fmap.h"
 #include "ethosu_npu.h"
 #include "ethosu_operand_scale.h"
 
-enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_MAX = 4, EW_CLZ = 7, EW_SHR = 8, EW_SHL = 9 };
 /* activation_clip_range (Arm's register interface) */
 enum { CLIP_OFM_PRECISION = 0, CLIP_FORCE_INT8 = 3, CLIP_FORCE_INT16 = 5 };
-
-#define BROADCAST_H(p) ((p) & 1u)
-#define BROADCAST_W(p) ((p) >> 1 & 1u)
-#define BROADCAST_C(p) ((p) >> 2 & 1u)
-#define OPERAND_ORDER_A(p) ((p) >> 6 & 1u)
-#define BROADCAST_SCALAR(p) ((p) >> 7 & 1u)
 
 static int binary(uint32_t mode) { return mode != EW_CLZ; }
 
@@ -124,20 +118,7 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
       return ethosu_refuse(npu, "ACTIVATION (a 32-bit LUT in slots no DMA loaded)");
     }
   }
-  if (REG(npu, R_OFM_HEIGHT0_M1) != REG(npu, R_OFM_HEIGHT_M1) || REG(npu, R_OFM_WIDTH0_M1) != REG(npu, R_OFM_WIDTH_M1)) {
-    return ethosu_refuse(npu, "OFM tiles (OFM_HEIGHT0_M1/OFM_WIDTH0_M1 short of the OFM)");
-  }
-  if (in->h < out->h || in->w < out->w) return ethosu_refuse(npu, "IFM tiles (reads beyond IFM tile 0)");
-  if (in->c != out->c) return ethosu_refuse(npu, "IFM_DEPTH_M1 (not the OFM's)");
-  if (binary(mode) && !BROADCAST_SCALAR(bc)) {
-    if (BROADCAST_H(bc) ? in2->h != 1 : in2->h < out->h) return ethosu_refuse(npu, "IFM2_HEIGHT0_M1 (IFM2 tiles or broadcast)");
-    if (BROADCAST_W(bc) ? in2->w != 1 : in2->w < out->w) return ethosu_refuse(npu, "IFM2_WIDTH0_M1 (IFM2 tiles or broadcast)");
-    if (ethosu_fm_in_region(npu, in2, "IFM2 addresses (outside the region)")) return 1;
-  }
-  if (ethosu_fm_in_region(npu, in, "IFM addresses (outside the region)")) return 1;
-  if (ethosu_fm_in_region(npu, out, "OFM addresses (outside the region)")) return 1;
-  if (npu->read_only_regions >> out->region & 1u) return ethosu_refuse(npu, "OFM_REGION (read-only)");
-  return 0;
+  return ethosu_elementwise_shapes(npu, in, in2, out, bc, binary(mode));
 }
 
 static int64_t clz32(int64_t a) {
