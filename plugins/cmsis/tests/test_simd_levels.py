@@ -188,7 +188,8 @@ def test_fully_connected_batches(level, batches, depth, units, input_zero_point,
 
 def test_vnni_operands_are_packed_only_where_a_vnni_level_can_run_them(level):
     """The int8 VNNI weights and corrections cost bytes: packed when the CPU has a VNNI level or the build is
-    emulated, else absent; the correction is (input_offset - 128) x each column's weight sum."""
+    emulated, else absent; the correction is (input_offset - 128) x each column's weight sum.  An ungrouped
+    convolution's filter rows (3 x 5 steps) are each padded to whole quads (4), the GEMM reading them in place."""
     model = single_op_model("CONV_2D", input_shape=(1, 4, 4, 5), filters=18, kernel=(3, 3), padding="SAME",
                             per_channel=True, input_zero_point=-20, seed=4)
     graph = load_tflite(model)
@@ -197,14 +198,15 @@ def test_vnni_operands_are_packed_only_where_a_vnni_level_can_run_them(level):
     if not vnni:
         assert values["weights_vnni"] is None and values["vnni_correction"] is None
         return
-    weights = np.asarray(graph.tensor(graph.operators[0].inputs[1]).data).reshape(18, 45).astype(np.int64)
+    weights = np.asarray(graph.tensor(graph.operators[0].inputs[1]).data).reshape(18, 3, 15).astype(np.int64)
     k4, ldw = 12, 32
-    packed = np.asarray(values["weights_vnni"]).reshape(k4, ldw, 4)
-    assert np.array_equal(packed.transpose(1, 0, 2).reshape(ldw, 48)[:18, :45], weights)
-    assert not packed.transpose(1, 0, 2).reshape(ldw, 48)[18:].any()
-    assert not packed.transpose(1, 0, 2).reshape(ldw, 48)[:, 45:].any()
+    assert values["vnni_segment_quads"] == 4
+    packed = np.asarray(values["weights_vnni"]).reshape(k4, ldw, 4).transpose(1, 0, 2).reshape(ldw, 3, 16)
+    assert np.array_equal(packed[:18, :, :15], weights)
+    assert not packed[18:].any()
+    assert not packed[:, :, 15:].any()
     correction = np.asarray(values["vnni_correction"]).reshape(-1)
-    assert np.array_equal(correction[:18], (20 - 128) * weights.sum(axis=1))
+    assert np.array_equal(correction[:18], (20 - 128) * weights.sum(axis=(1, 2)))
     assert not correction[18:].any()
 
 

@@ -126,8 +126,9 @@ _CHANNEL_QUANT = (Field("multiplier", "const int32_t*", doc="[out_ch]; equal ent
 #: The int8 VNNI GEMM's operands (ops/_common.py: vnni_packing), packed beside the int16 ones only when the
 #: host has a VNNI level or the build is emulated; NULL otherwise (the kernel then runs the int16 GEMM).
 _VNNI = (
-    Field("weights_vnni", "const int8_t*", doc="[groups][(k + 3) / 4][ldw][4]: four reduction steps of a column "
-          "side by side (one vpdpbusd), zero padded; NULL when not packed"),
+    Field("weights_vnni", "const int8_t*", doc="[groups][k4][ldw][4], k4 = (k + 3) / 4 (CONV_2D: see "
+          "vnni_segment_quads): four reduction steps of a column side by side (one vpdpbusd), zero padded; NULL "
+          "when not packed"),
     Field("vnni_correction", "const int32_t*", doc="[groups][ldw]: (input_offset - 128) x the column's weight sum, "
           "the sums' start (the GEMM multiplies input + 128); NULL when not packed"),
 )
@@ -142,6 +143,9 @@ CONV_PARAMS = Layout("tvmd_cmsis_conv_params_t", (
     Field("weights", "const int16_t*", doc="[groups][k_pairs][ldw][2]: pair-interleaved, zero padded"),
     *_CHANNEL_QUANT,
     *_VNNI,
+    Field("vnni_segment_quads", "int32_t", doc="0: weights_vnni's k4 is (k + 3) / 4 (im2col rows); else each "
+          "filter row's filter_w * filter_in_ch steps padded to this many quads, k4 = filter_h x it (the rows are "
+          "read in place from the bordered image)"),
 ), doc="CONV_2D, NHWC input, OHWI filter (grouped when filter_in_ch < in_ch).")
 
 DEPTHWISE_PARAMS = Layout("tvmd_cmsis_depthwise_conv_params_t", (

@@ -8,8 +8,17 @@
  * rows when conv.c bands it) into a border of the input zero point, as u
  * bytes: a border tap reads u = zp + 128, and the GEMM computes
  * (zp + 128 - 128 + input_offset) * w = (zp - zp) * w = 0 for it, exactly
- * what the reference's skipped tap adds.  Reduction steps past k
- * (to a multiple of 4) are zeroed: their weights are 0, so they add 0.
+ * what the reference's skipped tap adds.
+ *
+ * Ungrouped without width dilation (vnni_segment_quads > 0), each output
+ * pixel's filter rows are spans of that image: the GEMM reads them in place,
+ * no im2col copy, each filter row's taps padded to whole quads with zero
+ * weights, so the up to 3 bytes read past a span (the next pixel's, or the
+ * scratch past the band, which the int16 image's size leaves room for) add
+ * 0.  A pointwise convolution whose pixels are whole quads (in_ch % 4 == 0)
+ * reads the int8 input itself, flipped to u as broadcast.  Otherwise rows
+ * are copied (im2col, or the pointwise pixels as u) and the reduction steps
+ * past k (to a multiple of 4) zeroed: their weights are 0, so they add 0.
  * The bytes fit in the scratch the int16 path plans (half its element size),
  * at the same places: the scratch size does not change.
  */
@@ -17,19 +26,25 @@
 
 #include "internal.h"
 
-void tvmd_cmsis_gemm_vnni_s8(const uint8_t* a, int32_t lda, int32_t m, int32_t k4, const int8_t* w, int32_t ldw,
-                             int32_t n, const int32_t* corr, const int32_t* bias, const int32_t* multiplier,
+void tvmd_cmsis_gemm_vnni_s8(const tvmd_cmsis_vnni_rows_t* a, int32_t m, const int8_t* w, int32_t ldw, int32_t n,
+                             const int32_t* corr, const int32_t* bias, const int32_t* multiplier,
                              const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo) {
 #if TVMD_CMSIS_X86
   if (tvmd_cmsis_vnni_level() == TVMD_CMSIS_LEVEL_AVX512VNNI) {
-    tvmd_cmsis_gemm_vnni_avx512(a, lda, m, k4, w, ldw, n, corr, bias, multiplier, shift, q, out, ldo);
+    tvmd_cmsis_gemm_vnni_avx512(a, m, w, ldw, n, corr, bias, multiplier, shift, q, out, ldo);
   } else {
-    tvmd_cmsis_gemm_vnni_avx2(a, lda, m, k4, w, ldw, n, corr, bias, multiplier, shift, q, out, ldo);
+    tvmd_cmsis_gemm_vnni_avx2(a, m, w, ldw, n, corr, bias, multiplier, shift, q, out, ldo);
   }
 #else
-  (void)a, (void)lda, (void)m, (void)k4, (void)w, (void)ldw, (void)n, (void)corr, (void)bias, (void)multiplier;
-  (void)shift, (void)q, (void)out, (void)ldo;
+  (void)a, (void)m, (void)w, (void)ldw, (void)n, (void)corr, (void)bias, (void)multiplier, (void)shift, (void)q;
+  (void)out, (void)ldo;
 #endif
+}
+
+/* Rows of lda bytes, one segment of all their quads. */
+static tvmd_cmsis_vnni_rows_t packed_rows(const uint8_t* rows, int32_t lda) {
+  const tvmd_cmsis_vnni_rows_t a = {rows, (size_t)lda, 0, 1, lda / 4, 0};
+  return a;
 }
 
 /* n int8 values as u bytes. */
@@ -74,12 +89,30 @@ static void im2col_row(const tvmd_cmsis_conv_params_t* p, const uint8_t* image, 
   memset(row + p->k, 0, (size_t)(lda - p->k));
 }
 
+/* Output rows [oy0, oy0 + band_h) of a convolution whose weights are packed
+ * a segment per filter row (vnni_segment_quads): each output row's pixels
+ * are GEMM rows read in place from the bordered band, stride_w pixels
+ * apart, and its filter rows dilation_h image rows apart. */
+static void band_in_place(const tvmd_cmsis_conv_params_t* p, const uint8_t* image, int32_t pw, int32_t band_h,
+                          const int32_t* bias, int8_t* out_rows) {
+  const size_t ch = (size_t)p->in_ch;
+  tvmd_cmsis_vnni_rows_t a = {NULL, (size_t)p->stride_w * ch, (size_t)p->dilation_h * (size_t)pw * ch,
+                              p->filter_h, p->vnni_segment_quads, 0};
+  for (int32_t oy = 0; oy < band_h; oy++) {
+    a.base = image + (size_t)(oy * p->stride_h) * (size_t)pw * ch;
+    tvmd_cmsis_gemm_vnni_s8(&a, p->out_w, p->weights_vnni, p->ldw, p->out_ch, p->vnni_correction, bias,
+                            p->multiplier, p->shift, &p->q, out_rows + (size_t)oy * (size_t)p->out_w * (size_t)p->out_ch,
+                            p->out_ch);
+  }
+}
+
 void tvmd_cmsis_conv_vnni(const tvmd_cmsis_conv_params_t* p, const int8_t* input, const int32_t* bias,
                           int8_t* output, void* image_scratch, void* rows_scratch, int32_t band, int32_t pw) {
   uint8_t* image = (uint8_t*)image_scratch;
   uint8_t* rows = (uint8_t*)rows_scratch;
   const int direct = band == 0; /* pointwise: input pixels are the rows */
-  const int32_t k4 = (p->k + 3) / 4, lda = 4 * k4;
+  const int32_t k4 = p->vnni_segment_quads > 0 ? p->filter_h * p->vnni_segment_quads : (p->k + 3) / 4;
+  const int32_t lda = 4 * k4;
   const int32_t per_group = p->out_ch / p->groups;
   const int32_t pixels = p->out_h * p->out_w;
   const size_t image_size = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
@@ -87,11 +120,23 @@ void tvmd_cmsis_conv_vnni(const tvmd_cmsis_conv_params_t* p, const int8_t* input
   for (int32_t b = 0; b < p->batches; b++) {
     const int8_t* in_image = input + (size_t)b * image_size;
     int8_t* out_image = output + (size_t)b * (size_t)pixels * (size_t)p->out_ch;
+    if (direct && (p->in_ch & 3) == 0) {
+      /* The int8 pixels are whole-quad rows as they are: read in place,
+       * flipped to u as broadcast. */
+      const tvmd_cmsis_vnni_rows_t a = {(const uint8_t*)in_image, (size_t)p->in_ch, 0, 1, k4, 1};
+      tvmd_cmsis_gemm_vnni_s8(&a, pixels, p->weights_vnni, p->ldw, p->out_ch, p->vnni_correction, bias,
+                              p->multiplier, p->shift, &p->q, out_image, p->out_ch);
+      continue;
+    }
     for (int32_t oy0 = 0; oy0 < p->out_h; oy0 += step) {
       /* Output rows [oy0, oy0 + band_h); the image holds the rows they read. */
       const int32_t band_h = tvmd_cmsis_min(step, p->out_h - oy0);
       if (!direct) bordered_band(p, in_image, oy0 * p->stride_h, tvmd_cmsis_conv_band_in_rows(p, band_h), pw, image);
       const int32_t px_end = (oy0 + band_h) * p->out_w;
+      if (!direct && p->vnni_segment_quads > 0) {
+        band_in_place(p, image, pw, band_h, bias, out_image + (size_t)oy0 * (size_t)p->out_w * (size_t)p->out_ch);
+        continue;
+      }
       for (int32_t g = 0; g < p->groups; g++) {
         const int32_t oc0 = g * per_group;
         const int8_t* weights = p->weights_vnni + (size_t)g * (size_t)lda * (size_t)p->ldw;
@@ -108,7 +153,8 @@ void tvmd_cmsis_conv_vnni(const tvmd_cmsis_conv_params_t* p, const int8_t* input
               im2col_row(p, image, pw, g * p->filter_in_ch, px / p->out_w - oy0, px % p->out_w, lda, row);
             }
           }
-          tvmd_cmsis_gemm_vnni_s8(rows, lda, m, k4, weights, p->ldw, per_group, corr, bias ? bias + oc0 : NULL,
+          const tvmd_cmsis_vnni_rows_t a = packed_rows(rows, lda);
+          tvmd_cmsis_gemm_vnni_s8(&a, m, weights, p->ldw, per_group, corr, bias ? bias + oc0 : NULL,
                                   p->multiplier + oc0, p->shift + oc0, &p->q,
                                   out_image + (size_t)px0 * (size_t)p->out_ch + oc0, p->out_ch);
         }
@@ -128,7 +174,8 @@ void tvmd_cmsis_fully_connected_vnni(const tvmd_cmsis_fully_connected_params_t* 
       to_u8(input + (size_t)(b0 + r) * (size_t)depth, (size_t)depth, row);
       memset(row + depth, 0, (size_t)(lda - depth));
     }
-    tvmd_cmsis_gemm_vnni_s8(rows, lda, m, k4, p->weights_vnni, p->ldw, p->out_ch, p->vnni_correction, bias,
-                            p->multiplier, p->shift, &p->q, output + (size_t)b0 * (size_t)p->out_ch, p->out_ch);
+    const tvmd_cmsis_vnni_rows_t a = packed_rows(rows, lda);
+    tvmd_cmsis_gemm_vnni_s8(&a, m, p->weights_vnni, p->ldw, p->out_ch, p->vnni_correction, bias, p->multiplier,
+                            p->shift, &p->q, output + (size_t)b0 * (size_t)p->out_ch, p->out_ch);
   }
 }

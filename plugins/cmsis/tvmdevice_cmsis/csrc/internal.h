@@ -54,6 +54,22 @@
  * vector loop keeps one pointer per tap on the stack). */
 #define TVMD_CMSIS_DW_MAX_TAPS 256
 
+/* Where the int8 VNNI GEMM reads its rows (unsigned bytes u = x + 128): the
+ * 4 bytes of row r's quad t of segment g are at
+ * base + r * row_stride + g * seg_stride + 4 * t (t < seg_quads), the
+ * weights' quad index running on across segments.  im2col rows and
+ * FULLY_CONNECTED's rows are one segment of all quads; a convolution read in
+ * place from its bordered image has one segment per filter row, padded to
+ * whole quads with zero weights (the bytes read past a filter row's taps add
+ * nothing).  flip: the bytes are int8 x, turned into u (x ^ 0x80) as they
+ * are broadcast. */
+typedef struct {
+  const uint8_t* base;
+  size_t row_stride, seg_stride;
+  int32_t segments, seg_quads;
+  int flip;
+} tvmd_cmsis_vnni_rows_t;
+
 /* The x86-64 paths (simd_x86.c), chosen at run time. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TVMD_CMSIS_X86 1
@@ -71,20 +87,18 @@ void tvmd_cmsis_gemm_s8_avx2(const int16_t* a, int32_t lda, int32_t m, int32_t k
                              int32_t ldw, int32_t n, const int32_t* bias, const int32_t* multiplier,
                              const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo);
 /* tvmd_cmsis_gemm_vnni_s8 on AVX-512 VNNI and on AVX-VNNI (simd_x86_vnni.c). */
-void tvmd_cmsis_gemm_vnni_avx512(const uint8_t* a, int32_t lda, int32_t m, int32_t k4, const int8_t* w,
-                                 int32_t ldw, int32_t n, const int32_t* corr, const int32_t* bias,
-                                 const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
-                                 int8_t* out, int32_t ldo);
+void tvmd_cmsis_gemm_vnni_avx512(const tvmd_cmsis_vnni_rows_t* a, int32_t m, const int8_t* w, int32_t ldw,
+                                 int32_t n, const int32_t* corr, const int32_t* bias, const int32_t* multiplier,
+                                 const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo);
 /* CONV_2D's GEMM read in place from the bordered int16 image (conv.c) on
  * AVX2: each output pixel's filter rows are contiguous spans of that image,
  * so no im2col rows are copied.  For groups 1, dilation_w 1 and an even
  * filter_w * in_ch. */
 void tvmd_cmsis_conv_image_s8_avx2(const tvmd_cmsis_conv_params_t* p, const int16_t* image, int32_t pw,
                                    int32_t out_rows, const int32_t* bias, int8_t* out_image);
-void tvmd_cmsis_gemm_vnni_avx2(const uint8_t* a, int32_t lda, int32_t m, int32_t k4, const int8_t* w,
-                               int32_t ldw, int32_t n, const int32_t* corr, const int32_t* bias,
-                               const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
-                               int8_t* out, int32_t ldo);
+void tvmd_cmsis_gemm_vnni_avx2(const tvmd_cmsis_vnni_rows_t* a, int32_t m, const int8_t* w, int32_t ldw,
+                               int32_t n, const int32_t* corr, const int32_t* bias, const int32_t* multiplier,
+                               const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo);
 /* tvmd_cmsis_gemv_s8 on AVX2: the sums requantized in registers. */
 void tvmd_cmsis_gemv_s8_avx2(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* offset_sums,
                              const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
@@ -221,13 +235,13 @@ void tvmd_cmsis_gemv_s8(const int8_t* x, int32_t depth, const int8_t* w, int32_t
                         const tvmd_cmsis_quant_t* q, int8_t* out, int32_t* acc);
 
 /* The int8 VNNI GEMM on the VNNI level in use (tvmd_cmsis_vnni_level must
- * be non-zero): out[r * ldo + j], r < m, j < n, is corr[j] + sum over
- * i < 4 * k4 of a[r * lda + i] * W[i][j], plus bias[j] (bias may be NULL),
- * requantized.  a holds unsigned bytes (x + 128), w the quad-interleaved int8
- * weights w[(s * ldw + j) * 4 + t] = W[4s + t][j] (ldw a multiple of
+ * be non-zero): out[r * ldo + j], r < m, j < n, is corr[j] plus the sum over
+ * row r's quads (a, tvmd_cmsis_vnni_rows_t) of u * W, plus bias[j] (bias may
+ * be NULL), requantized.  w holds the quad-interleaved int8 weights
+ * w[(s * ldw + j) * 4 + t] = W[4s + t][j] (ldw a multiple of
  * TVMD_CMSIS_GEMM_COLS, zero padded), corr ldw int32 (see simd_x86_vnni.c). */
-void tvmd_cmsis_gemm_vnni_s8(const uint8_t* a, int32_t lda, int32_t m, int32_t k4, const int8_t* w, int32_t ldw,
-                             int32_t n, const int32_t* corr, const int32_t* bias, const int32_t* multiplier,
+void tvmd_cmsis_gemm_vnni_s8(const tvmd_cmsis_vnni_rows_t* a, int32_t m, const int8_t* w, int32_t ldw, int32_t n,
+                             const int32_t* corr, const int32_t* bias, const int32_t* multiplier,
                              const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo);
 
 /* CONV_2D on the VNNI GEMM (gemm_vnni.c): p->weights_vnni is set and a VNNI

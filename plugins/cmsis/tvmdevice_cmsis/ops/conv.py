@@ -49,9 +49,26 @@ def _gemm_plan(data: ConvData, weights: np.ndarray, groups: int, vnni: bool = Tr
     return c.KernelPlan(
         {"filter_in_ch": filter_in_ch, "groups": groups, "k": k, "k_pairs": (k + 1) // 2,
          "ldw": c.padded(per_group, GEMM_COLS), "q": data, "weights": packed,
-         **(c.vnni_plan(weights.reshape(out_ch, k), data.input_offset, groups) if vnni else
-            {"weights_vnni": None, "vnni_correction": None})},
+         **_vnni_operands(data, weights, groups, vnni)},
         kind="conv")
+
+
+def _vnni_operands(data: ConvData, weights: np.ndarray, groups: int, vnni: bool) -> dict:
+    """The VNNI GEMM's members for OHWI ``weights`` in ``groups`` groups: none unless ``vnni``.
+
+    Ungrouped without width dilation, each filter row's ``kw x cin`` steps are one span of the bordered image, so
+    the kernel reads the GEMM's rows in place there: each filter row is padded to whole quads of 4 steps with zero
+    weights (``vnni_segment_quads`` of them; the bytes read past a row's taps then add nothing).  Otherwise the
+    rows are copied (im2col) and the steps packed whole, ``ceil(k / 4)`` quads (``vnni_segment_quads`` 0)."""
+    if not vnni:
+        return {"weights_vnni": None, "vnni_correction": None, "vnni_segment_quads": 0}
+    out_ch, kh, kw, cin = weights.shape
+    if groups != 1 or data.dilation_w != 1:
+        return {**c.vnni_plan(weights.reshape(out_ch, -1), data.input_offset, groups), "vnni_segment_quads": 0}
+    quads = -(-kw * cin // 4)
+    rows = np.zeros((out_ch, kh, 4 * quads), dtype=weights.dtype)
+    rows[:, :, :kw * cin] = weights.reshape(out_ch, kh, kw * cin)
+    return {**c.vnni_plan(rows.reshape(out_ch, -1), data.input_offset), "vnni_segment_quads": quads}
 
 
 def prepare_depthwise(graph: Graph, op: Operator, data: ConvData) -> c.KernelPlan:
