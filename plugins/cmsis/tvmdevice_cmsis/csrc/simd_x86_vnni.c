@@ -59,25 +59,39 @@ VNNI512_INLINE void tile512(const tvmd_cmsis_vnni_rows_t* a, const uint8_t* a0, 
     const __m512i start = _mm512_loadu_si512((const void*)(corr + 16 * v));
     for (int r = 0; r < rows; r++) c[r][v] = start;
   }
-  const size_t rs = a->row_stride;
+  /* Row r's bytes at base[r / 4] + {0, rs, 2 rs, 3 rs}[r % 4]: three base
+   * pointers and two strides, each load one addressing mode, so no row
+   * needs a register of its own (with one per row GCC ran out of them). */
+  const size_t rs = a->row_stride, rs3 = 3 * a->row_stride;
+  const __m512i flip_bits = _mm512_set1_epi32((int)0x80808080u);
   const int8_t* ws = w;
   for (int32_t g = 0; g < a->segments; g++) {
-    const uint8_t* seg = a0 + (size_t)g * a->seg_stride;
+    const uint8_t* base[3];
+    for (int i = 0; i < 3; i++) base[i] = a0 + (size_t)g * a->seg_stride + (size_t)(4 * i) * rs;
     for (int32_t t = 0; t < a->seg_quads; t++, ws += (size_t)ldw * 4) {
       __m512i b[4];
       for (int v = 0; v < nv; v++) b[v] = _mm512_loadu_si512((const void*)(ws + 64 * v));
       for (int r = 0; r < rows; r++) {
-        const __m512i x = _mm512_set1_epi32(quad(seg + (size_t)r * rs + 4 * (size_t)t, flip));
+        const uint8_t* row = base[r >> 2];
+        row = (r & 3) == 0 ? row : (r & 3) == 1 ? row + rs : (r & 3) == 2 ? row + 2 * rs : row + rs3;
+        __m512i x = _mm512_set1_epi32(quad(row, 0));
+        if (flip) x = _mm512_xor_si512(x, flip_bits);
         for (int v = 0; v < nv; v++) c[r][v] = _mm512_dpbusd_epi32(c[r][v], x, b[v]);
       }
+      for (int i = 0; i < 3; i++) base[i] += 4;
     }
   }
+  const __m512i offset = _mm512_set1_epi32(q->output_offset);
+  const __m512i act_min = _mm512_set1_epi32(q->act_min), act_max = _mm512_set1_epi32(q->act_max);
   for (int v = 0; v < nv && 16 * v < live; v++) {
     const __mmask16 mask = tvmd_cmsis_live16(live - 16 * v);
     const int32_t j = 16 * v;
+    const __m512i bias_v = bias ? _mm512_maskz_loadu_epi32(mask, bias + j) : _mm512_setzero_si512();
+    const __m512i mult_v = _mm512_maskz_loadu_epi32(mask, multiplier + j);
+    const __m512i shift_v = _mm512_maskz_loadu_epi32(mask, shift + j);
     for (int r = 0; r < rows; r++) {
-      store16_s8_avx512(c[r][v], bias ? bias + j : NULL, multiplier + j, shift + j, q,
-                        out + (size_t)r * (size_t)ldo + j, mask);
+      finish16_s8_avx512(c[r][v], bias_v, mult_v, shift_v, offset, act_min, act_max,
+                         out + (size_t)r * (size_t)ldo + j, mask);
     }
   }
 }
