@@ -59,7 +59,18 @@ def _vnni_operands(data: ConvData, weights: np.ndarray, groups: int, vnni: bool)
     Ungrouped without width dilation, each filter row's ``kw x cin`` steps are one span of the bordered image, so
     the kernel reads the GEMM's rows in place there: each filter row is padded to whole quads of 4 steps with zero
     weights (``vnni_segment_quads`` of them; the bytes read past a row's taps then add nothing).  Otherwise the
-    rows are copied (im2col) and the steps packed whole, ``ceil(k / 4)`` quads (``vnni_segment_quads`` 0)."""
+    rows are copied (im2col) and the steps packed whole, ``ceil(k / 4)`` quads (``vnni_segment_quads`` 0).
+
+    Every CONV_2D (and one-input-channel DEPTHWISE_CONV_2D) gets them: measured on an AMD EPYC with AVX-512 VNNI
+    (the executor's per-operator profile, medians, minimum of 7 interleaved rounds), the VNNI GEMM against its
+    base level's int16 GEMM won on every convolution of the shared and the bench's models -- kws_dscnn's 10x4 /2
+    first layer 2.0x, its 64->64 pointwise 2.2x, resnet_style's 16->16 3x3 2.2x, mobilenet_v1_block's 8->16
+    pointwise 4.5x, mobilenet_v2_stem's 3->32 3x3 /2 3.5x, micro_speech's one-channel 10x8 /2 depthwise 3.4x
+    (7.3 against 24.6 us) -- and on the im2col shapes tried (3x3 with 2 and 4 groups 1.4x and 1.2x, width
+    dilation 2 with 16 and 3 channels 1.3x and 1.2x, a 6->24 pointwise 1.4x).  Before the rows were read in place
+    (every convolution through im2col) the int16 GEMM won where it read its rows in place and the VNNI GEMM did
+    not (micro_speech's depthwise, 21.7 against 17.9 us).  AVX-VNNI against AVX2 is not measured (no such CPU
+    here); it runs the same in-place rows."""
     if not vnni:
         return {"weights_vnni": None, "vnni_correction": None, "vnni_segment_quads": 0}
     out_ch, kh, kw, cin = weights.shape
@@ -81,21 +92,9 @@ def prepare_depthwise(graph: Graph, op: Operator, data: ConvData) -> c.KernelPla
         # is an ordinary convolution (OHWI filter [out_ch, KH, KW, 1]) with the
         # same sums, and runs on the GEMM instead of channel-vector loops.
         filter_ohwi = np.ascontiguousarray(weights.T.reshape(out_ch, kh, kw, 1))
-        return _gemm_plan(data, filter_ohwi, groups=1, vnni=not rows_in_place(data))
+        return _gemm_plan(data, filter_ohwi, groups=1)
     c.check_accumulator(np.abs(weights.astype(np.int64)).sum(axis=0))
     return c.KernelPlan({"cp": c.padded(out_ch), "q": data, "weights": tap_pairs(weights)})
-
-
-def rows_in_place(data: ConvData) -> bool:
-    """Whether a one-input-channel DEPTHWISE_CONV_2D run as a convolution has filter rows the int16 GEMM reads
-    in place from the image (conv.c's ``in_place``: dilation_w 1, an even filter width), and so no VNNI operands.
-
-    Measured on an AVX-512 VNNI host (medians of the whole operator): with rows read in place the int16 path has
-    no im2col copy and the VNNI GEMM, which needs one, lost at every shape tried (micro_speech's 10x8 /2 with 8
-    channels 49 us against 38 at avx2; 16 channels 47 against 25; 4x4 with 16 channels 52 against 28); with an
-    odd width both copy and VNNI won (3x3 with 16 channels 45 against 55; 5x5 with 64, 65 against 93).
-    """
-    return data.dilation_w == 1 and data.filter_w % 2 == 0
 
 
 def tap_pairs(taps: np.ndarray) -> np.ndarray:
