@@ -68,15 +68,4 @@ static inline void tvmd_emu_mm512_mask_cvtepi32_storeu_epi8(void* p, simde__mmas
 #define _mm512_mask_cvtepi32_storeu_epi8(p, k, a) tvmd_emu_mm512_mask_cvtepi32_storeu_epi8((p), (k), (a))
 #endif
 
-/* vpmovdb to a register: the low byte of each lane, in order. */
-#ifndef _mm512_cvtepi32_epi8
-static inline simde__m128i tvmd_emu_mm512_cvtepi32_epi8(simde__m512i a) {
-  simde__m512i_private x = simde__m512i_to_private(a);
-  int8_t bytes[16];
-  for (int i = 0; i < 16; i++) bytes[i] = (int8_t)(uint8_t)((uint32_t)x.i32[i] & 0xFFu);
-  return simde_mm_loadu_si128((const void*)bytes);
-}
-#define _mm512_cvtepi32_epi8(a) tvmd_emu_mm512_cvtepi32_epi8((a))
-#endif
-
 #endif /* TVMD_CMSIS_SIMD_X86_EMULATION_H_ */

@@ -41,32 +41,16 @@ AVX512_INLINE __m512i requantize16(__m512i x, __m512i multiplier, __m512i shift)
                                _mm512_set1_epi32(1));
 }
 
-/* 16 sums to int8 with the column parameters and the output's offset and
- * clamp already in registers (bias 0 when there is none), the live lanes
- * stored.  A tile loads them once for all its rows: read from memory per
- * row, the compiler reloads them after every int8 store (which may alias
- * them). */
-AVX512_INLINE void finish16_s8_avx512(__m512i x, __m512i bias, __m512i multiplier, __m512i shift, __m512i offset,
-                                      __m512i act_min, __m512i act_max, int8_t* out, __mmask16 live) {
-  __m512i y = _mm512_add_epi32(requantize16(_mm512_add_epi32(x, bias), multiplier, shift), offset);
-  y = _mm512_min_epi32(_mm512_max_epi32(y, act_min), act_max);
-  if (live == (__mmask16)0xFFFF) {
-    /* Narrowed in a register and stored whole, not vpmovdb to memory. */
-    _mm_storeu_si128((__m128i*)(void*)out, _mm512_cvtepi32_epi8(y));
-  } else {
-    _mm512_mask_cvtepi32_storeu_epi8(out, live, y);
-  }
-}
-
 /* 16 sums to int8 (bias, requantization, output offset, clamp) and the live
  * lanes stored: only live lanes of bias, multiplier and shift are read. */
 AVX512_INLINE void store16_s8_avx512(__m512i x, const int32_t* bias, const int32_t* multiplier,
                                      const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out,
                                      __mmask16 live) {
-  finish16_s8_avx512(x, bias != NULL ? _mm512_maskz_loadu_epi32(live, bias) : _mm512_setzero_si512(),
-                     _mm512_maskz_loadu_epi32(live, multiplier), _mm512_maskz_loadu_epi32(live, shift),
-                     _mm512_set1_epi32(q->output_offset), _mm512_set1_epi32(q->act_min),
-                     _mm512_set1_epi32(q->act_max), out, live);
+  if (bias != NULL) x = _mm512_add_epi32(x, _mm512_maskz_loadu_epi32(live, bias));
+  __m512i y = requantize16(x, _mm512_maskz_loadu_epi32(live, multiplier), _mm512_maskz_loadu_epi32(live, shift));
+  y = _mm512_add_epi32(y, _mm512_set1_epi32(q->output_offset));
+  y = _mm512_min_epi32(_mm512_max_epi32(y, _mm512_set1_epi32(q->act_min)), _mm512_set1_epi32(q->act_max));
+  _mm512_mask_cvtepi32_storeu_epi8(out, live, y);
 }
 
 /* The first n (<= 16) lanes. */

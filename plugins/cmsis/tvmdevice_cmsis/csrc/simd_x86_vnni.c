@@ -42,6 +42,24 @@ static inline int32_t quad(const uint8_t* a, int flip) {
 
 /* --------------------------------------------------------- AVX-512 VNNI */
 
+/* 16 sums (bias already added) to int8 with the column parameters and the
+ * output's offset and clamp in registers, the live lanes stored.  A tile
+ * loads them once for all its rows (read from memory per row, as
+ * store16_s8_avx512 does, the compiler reloads them after every int8 store,
+ * which may alias them).  The clamp is the saturating narrowing to
+ * [-128, 127], then the activation's bounds (an int8 range: the same clamp)
+ * on the 16 bytes: cheaper than a 512-bit min and max. */
+VNNI512_INLINE void finish16(__m512i x, __m512i multiplier, __m512i shift, __m512i offset, __m128i act_min,
+                             __m128i act_max, int8_t* out, __mmask16 live) {
+  const __m512i y = _mm512_add_epi32(requantize16(x, multiplier, shift), offset);
+  const __m128i b = _mm_min_epi8(_mm_max_epi8(_mm512_cvtsepi32_epi8(y), act_min), act_max);
+  if (live == (__mmask16)0xFFFF) {
+    _mm_storeu_si128((__m128i*)(void*)out, b);
+  } else {
+    _mm512_mask_cvtepi32_storeu_epi8(out, live, _mm512_cvtepi8_epi32(b));
+  }
+}
+
 /* rows x (16 * nv) outputs of rows a0, a0 + row_stride, ... from column j0
  * of the block: sums started at the corrections, every quad of every
  * segment, then requantized and the first live columns of each row stored.
@@ -54,9 +72,14 @@ VNNI512_INLINE void tile512(const tvmd_cmsis_vnni_rows_t* a, const uint8_t* a0, 
                             const int8_t* w, int32_t ldw, const int32_t* corr, const int32_t* bias,
                             const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
                             int8_t* out, int32_t ldo, int32_t live) {
+  /* The sums start at correction + bias (the bias's wrapping int32 addition
+   * done first: the same sum modulo 2^32, as vpdpbusd wraps too). */
   __m512i c[12][4];
   for (int v = 0; v < nv; v++) {
-    const __m512i start = _mm512_loadu_si512((const void*)(corr + 16 * v));
+    __m512i start = _mm512_loadu_si512((const void*)(corr + 16 * v));
+    if (bias != NULL) {
+      start = _mm512_add_epi32(start, _mm512_maskz_loadu_epi32(tvmd_cmsis_live16(live - 16 * v), bias + 16 * v));
+    }
     for (int r = 0; r < rows; r++) c[r][v] = start;
   }
   /* Row r's bytes at base[r / 4] + {0, rs, 2 rs, 3 rs}[r % 4]: three base
@@ -82,16 +105,14 @@ VNNI512_INLINE void tile512(const tvmd_cmsis_vnni_rows_t* a, const uint8_t* a0, 
     }
   }
   const __m512i offset = _mm512_set1_epi32(q->output_offset);
-  const __m512i act_min = _mm512_set1_epi32(q->act_min), act_max = _mm512_set1_epi32(q->act_max);
+  const __m128i act_min = _mm_set1_epi8((char)q->act_min), act_max = _mm_set1_epi8((char)q->act_max);
   for (int v = 0; v < nv && 16 * v < live; v++) {
     const __mmask16 mask = tvmd_cmsis_live16(live - 16 * v);
     const int32_t j = 16 * v;
-    const __m512i bias_v = bias ? _mm512_maskz_loadu_epi32(mask, bias + j) : _mm512_setzero_si512();
     const __m512i mult_v = _mm512_maskz_loadu_epi32(mask, multiplier + j);
     const __m512i shift_v = _mm512_maskz_loadu_epi32(mask, shift + j);
     for (int r = 0; r < rows; r++) {
-      finish16_s8_avx512(c[r][v], bias_v, mult_v, shift_v, offset, act_min, act_max,
-                         out + (size_t)r * (size_t)ldo + j, mask);
+      finish16(c[r][v], mult_v, shift_v, offset, act_min, act_max, out + (size_t)r * (size_t)ldo + j, mask);
     }
   }
 }
