@@ -55,8 +55,10 @@ VNNI512_INLINE void finish16(__m512i x, __m512i multiplier, __m512i shift, __m51
   const __m128i b = _mm_min_epi8(_mm_max_epi8(_mm512_cvtsepi32_epi8(y), act_min), act_max);
   if (live == (__mmask16)0xFFFF) {
     _mm_storeu_si128((__m128i*)(void*)out, b);
-  } else {
-    _mm512_mask_cvtepi32_storeu_epi8(out, live, _mm512_cvtepi8_epi32(b));
+  } else { /* a column tail: live is the first n lanes */
+    int8_t bytes[16];
+    _mm_storeu_si128((__m128i*)(void*)bytes, b);
+    memcpy(out, bytes, (size_t)__builtin_popcount((unsigned)live));
   }
 }
 
