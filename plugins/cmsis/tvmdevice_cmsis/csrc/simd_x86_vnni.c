@@ -120,8 +120,10 @@ VNNI512_INLINE void tile512(const tvmd_cmsis_vnni_rows_t* a, const uint8_t* a0, 
 }
 
 /* Every row of a times nv vectors of columns from column j (live of them
- * real): tiles of tall rows, then of 4, then single rows. */
-VNNI512_INLINE void columns512(const tvmd_cmsis_vnni_rows_t* a, int32_t m, int nv, int tall, int flip,
+ * real): tiles of tall rows, then one of mid rows (when mid > 4), then of 4,
+ * then single rows (each of those a chain of vpdpbusd waiting on the last:
+ * few, as an output row of 32 pixels is 12 + 12 + 8, not 12 + 12 + 4 + 4). */
+VNNI512_INLINE void columns512(const tvmd_cmsis_vnni_rows_t* a, int32_t m, int nv, int tall, int mid, int flip,
                                const int8_t* w, int32_t ldw, const int32_t* corr, const int32_t* bias,
                                const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
                                int8_t* out, int32_t ldo, int32_t live) {
@@ -129,6 +131,11 @@ VNNI512_INLINE void columns512(const tvmd_cmsis_vnni_rows_t* a, int32_t m, int n
   for (; r + tall <= m; r += tall) {
     tile512(a, a->base + (size_t)r * a->row_stride, tall, nv, flip, w, ldw, corr, bias, multiplier, shift, q,
             out + (size_t)r * (size_t)ldo, ldo, live);
+  }
+  if (mid > 4 && r + mid <= m) {
+    tile512(a, a->base + (size_t)r * a->row_stride, mid, nv, flip, w, ldw, corr, bias, multiplier, shift, q,
+            out + (size_t)r * (size_t)ldo, ldo, live);
+    r += mid;
   }
   if (tall > 4) {
     for (; r + 4 <= m; r += 4) {
@@ -150,19 +157,19 @@ VNNI512_INLINE void gemm512(const tvmd_cmsis_vnni_rows_t* a, int32_t m, int flip
   /* Column blocks of 4 vectors (4 x 4 sums), and the last 1..3 vectors as
    * one block of rows x nv <= 12 sums. */
   for (; j + 64 <= n16; j += 64) {
-    columns512(a, m, 4, 4, flip, w + 4 * (size_t)j, ldw, corr + j, bias ? bias + j : NULL, multiplier + j,
+    columns512(a, m, 4, 6, 0, flip, w + 4 * (size_t)j, ldw, corr + j, bias ? bias + j : NULL, multiplier + j,
                shift + j, q, out + j, ldo, n - j);
   }
   const int left = (int)((n16 - j) / 16);
   const int32_t* b = bias ? bias + j : NULL;
   if (left == 3) {
-    columns512(a, m, 3, 4, flip, w + 4 * (size_t)j, ldw, corr + j, b, multiplier + j, shift + j, q, out + j, ldo,
+    columns512(a, m, 3, 8, 0, flip, w + 4 * (size_t)j, ldw, corr + j, b, multiplier + j, shift + j, q, out + j, ldo,
                n - j);
   } else if (left == 2) {
-    columns512(a, m, 2, 6, flip, w + 4 * (size_t)j, ldw, corr + j, b, multiplier + j, shift + j, q, out + j, ldo,
+    columns512(a, m, 2, 12, 8, flip, w + 4 * (size_t)j, ldw, corr + j, b, multiplier + j, shift + j, q, out + j, ldo,
                n - j);
   } else if (left == 1) {
-    columns512(a, m, 1, 12, flip, w + 4 * (size_t)j, ldw, corr + j, b, multiplier + j, shift + j, q, out + j, ldo,
+    columns512(a, m, 1, 12, 8, flip, w + 4 * (size_t)j, ldw, corr + j, b, multiplier + j, shift + j, q, out + j, ldo,
                n - j);
   }
 }
