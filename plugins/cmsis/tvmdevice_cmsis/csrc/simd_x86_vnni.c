@@ -66,10 +66,9 @@ VNNI512_INLINE void finish16(__m512i x, __m512i multiplier, __m512i shift, __m51
  * of the block: sums started at the corrections, every quad of every
  * segment, then requantized and the first live columns of each row stored.
  * rows, nv and flip are constants at every call site, so the accumulators
- * (rows x nv <= 12, or 4 x 4) unroll into registers.  Tall tiles for few
- * columns: vpdpbusd's latency needs about a dozen independent sums in flight,
- * which 4 rows of one 16-column vector (a 16-channel convolution's) do not
- * give. */
+ * (rows x nv <= 24) unroll into registers.  Tall tiles for few columns:
+ * vpdpbusd's latency needs a dozen or more independent sums in flight, which
+ * 4 rows of one 16-column vector (a 16-channel convolution's) do not give. */
 VNNI512_INLINE void tile512(const tvmd_cmsis_vnni_rows_t* a, const uint8_t* a0, int rows, int nv, int flip,
                             const int8_t* w, int32_t ldw, const int32_t* corr, const int32_t* bias,
                             const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
@@ -154,8 +153,8 @@ VNNI512_INLINE void gemm512(const tvmd_cmsis_vnni_rows_t* a, int32_t m, int flip
                             const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo) {
   const int32_t n16 = (n + 15) & ~15; /* <= ldw: every load stays in the packed columns */
   int32_t j = 0;
-  /* Column blocks of 4 vectors (4 x 4 sums), and the last 1..3 vectors as
-   * one block of rows x nv <= 12 sums. */
+  /* Column blocks of 4 vectors (6 rows x 4 sums), and the last 1..3 vectors
+   * as one block of 12 x 1, 12 x 2 or 8 x 3 sums. */
   for (; j + 64 <= n16; j += 64) {
     columns512(a, m, 4, 6, 0, flip, w + 4 * (size_t)j, ldw, corr + j, bias ? bias + j : NULL, multiplier + j,
                shift + j, q, out + j, ldo, n - j);
