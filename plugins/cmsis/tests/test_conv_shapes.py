@@ -2,7 +2,7 @@
 
 The VNNI GEMM reads a convolution's filter rows in place from the bordered image (each filter row padded to
 whole quads of 4 reduction steps with zero weights) and a pointwise convolution's int8 pixels in place when
-they are whole quads; on AVX-512 VNNI it runs tiles of 12 rows (then one of 8) for one 16-column vector, 12
+they are whole quads; on AVX-512 VNNI it runs tiles of 16 rows (then one of 8) for one 16-column vector, 12
 for two, 8 for three, 6 for four, then rows of 4 and of 1.  These tests reach each tile and each tail: output
 widths past every tile height, column counts of 1 to 5 vectors and their tails, filter rows of 1 to 4 quads
 with 0 to 3 padding steps, strides, dilations, paddings, groups, and the extreme input zero points; a property
@@ -25,9 +25,9 @@ pytestmark = pytest.mark.parametrize("level", simd_level_params())
 
 
 @pytest.mark.parametrize("filters", [16, 32, 48, 64, 80, 8, 30])
-@pytest.mark.parametrize("out_w", [1, 5, 12, 17, 20, 29])
+@pytest.mark.parametrize("out_w", [1, 5, 12, 17, 20, 28, 29])
 def test_tile_heights_and_column_blocks(level, filters, out_w):
-    """Output rows of 1..29 pixels (the tall tiles, their 8-, 4- and single-row tails: 20 = 12 + 8) by 1 to 5 column
+    """Output rows of 1..29 pixels (the tall tiles, their 8-, 4- and single-row tails: 28 = 16 + 8 + 4) by 1 to 5 column
     vectors, full and partial, on a 16-channel 3x3 convolution (filter rows of 12 quads, read in place)."""
     model = single_op_model("CONV_2D", input_shape=(1, 3, out_w, 16), filters=filters, kernel=(3, 3),
                             padding="SAME", per_channel=True, bias=True, input_zero_point=-128, out_zero_point=7,

@@ -75,7 +75,7 @@ VNNI512_INLINE void tile512(const tvmd_cmsis_vnni_rows_t* a, const uint8_t* a0, 
                             int8_t* out, int32_t ldo, int32_t live) {
   /* The sums start at correction + bias (the bias's wrapping int32 addition
    * done first: the same sum modulo 2^32, as vpdpbusd wraps too). */
-  __m512i c[12][4];
+  __m512i c[16][4];
   for (int v = 0; v < nv; v++) {
     __m512i start = _mm512_loadu_si512((const void*)(corr + 16 * v));
     if (bias != NULL) {
@@ -83,15 +83,15 @@ VNNI512_INLINE void tile512(const tvmd_cmsis_vnni_rows_t* a, const uint8_t* a0, 
     }
     for (int r = 0; r < rows; r++) c[r][v] = start;
   }
-  /* Row r's bytes at base[r / 4] + {0, rs, 2 rs, 3 rs}[r % 4]: three base
+  /* Row r's bytes at base[r / 4] + {0, rs, 2 rs, 3 rs}[r % 4]: four base
    * pointers and two strides, each load one addressing mode, so no row
    * needs a register of its own (with one per row GCC ran out of them). */
   const size_t rs = a->row_stride, rs3 = 3 * a->row_stride;
   const __m512i flip_bits = _mm512_set1_epi32((int)0x80808080u);
   const int8_t* ws = w;
   for (int32_t g = 0; g < a->segments; g++) {
-    const uint8_t* base[3];
-    for (int i = 0; i < 3; i++) base[i] = a0 + (size_t)g * a->seg_stride + (size_t)(4 * i) * rs;
+    const uint8_t* base[4];
+    for (int i = 0; i < 4; i++) base[i] = a0 + (size_t)g * a->seg_stride + (size_t)(4 * i) * rs;
     for (int32_t t = 0; t < a->seg_quads; t++, ws += (size_t)ldw * 4) {
       __m512i b[4];
       for (int v = 0; v < nv; v++) b[v] = _mm512_loadu_si512((const void*)(ws + 64 * v));
@@ -102,7 +102,7 @@ VNNI512_INLINE void tile512(const tvmd_cmsis_vnni_rows_t* a, const uint8_t* a0, 
         if (flip) x = _mm512_xor_si512(x, flip_bits);
         for (int v = 0; v < nv; v++) c[r][v] = _mm512_dpbusd_epi32(c[r][v], x, b[v]);
       }
-      for (int i = 0; i < 3; i++) base[i] += 4;
+      for (int i = 0; i < 4; i++) base[i] += 4;
     }
   }
   const __m512i offset = _mm512_set1_epi32(q->output_offset);
@@ -121,7 +121,7 @@ VNNI512_INLINE void tile512(const tvmd_cmsis_vnni_rows_t* a, const uint8_t* a0, 
 /* Every row of a times nv vectors of columns from column j (live of them
  * real): tiles of tall rows, then one of mid rows (when mid > 4), then of 4,
  * then single rows (each of those a chain of vpdpbusd waiting on the last:
- * few, as an output row of 32 pixels is 12 + 12 + 8, not 12 + 12 + 4 + 4). */
+ * few; an output row of 28 pixels is 16 + 8 + 4, not 16 + 4 + 4 + 4). */
 VNNI512_INLINE void columns512(const tvmd_cmsis_vnni_rows_t* a, int32_t m, int nv, int tall, int mid, int flip,
                                const int8_t* w, int32_t ldw, const int32_t* corr, const int32_t* bias,
                                const int32_t* multiplier, const int32_t* shift, const tvmd_cmsis_quant_t* q,
@@ -154,7 +154,7 @@ VNNI512_INLINE void gemm512(const tvmd_cmsis_vnni_rows_t* a, int32_t m, int flip
   const int32_t n16 = (n + 15) & ~15; /* <= ldw: every load stays in the packed columns */
   int32_t j = 0;
   /* Column blocks of 4 vectors (6 rows x 4 sums), and the last 1..3 vectors
-   * as one block of 12 x 1, 12 x 2 or 8 x 3 sums. */
+   * as one block of 16 x 1, 12 x 2 or 8 x 3 sums. */
   for (; j + 64 <= n16; j += 64) {
     columns512(a, m, 4, 6, 0, flip, w + 4 * (size_t)j, ldw, corr + j, bias ? bias + j : NULL, multiplier + j,
                shift + j, q, out + j, ldo, n - j);
@@ -168,7 +168,7 @@ VNNI512_INLINE void gemm512(const tvmd_cmsis_vnni_rows_t* a, int32_t m, int flip
     columns512(a, m, 2, 12, 8, flip, w + 4 * (size_t)j, ldw, corr + j, b, multiplier + j, shift + j, q, out + j, ldo,
                n - j);
   } else if (left == 1) {
-    columns512(a, m, 1, 12, 8, flip, w + 4 * (size_t)j, ldw, corr + j, b, multiplier + j, shift + j, q, out + j, ldo,
+    columns512(a, m, 1, 16, 8, flip, w + 4 * (size_t)j, ldw, corr + j, b, multiplier + j, shift + j, q, out + j, ldo,
                n - j);
   }
 }
