@@ -25,8 +25,9 @@ Targets checked (the exit status is 1 and each miss is printed when one is misse
 convolutional shared models; no VNNI level slower than its base level on an operator of a shared model
 beyond the noise margin (``vnni_gain.py``); every output bit-exact.
 
-    python bench/bench_cmsis.py [--rounds 9] [--min-time 0.05] [--only models|ops] [--workload NAME]
-                                [--simd-level avx2] [--json out.json] [--save]
+    python bench/bench_cmsis.py [--rounds 9] [--min-time 0.05] [--profile-rounds 41] [--only models|ops]
+                                [--workload NAME] [--simd-level avx2] [--vnni-margin 0.1] [--json out.json]
+                                [--save]
 
 ``--save`` writes bench/figures/host_speed.json and host_vnni_gain.json, which ``bench/figures.py --update``
 renders into plugins/cmsis/README.md.

@@ -23,7 +23,8 @@ mcu_tables = _load("mcu_tables")
 
 
 def _speed_row(name: str, kind: str, ratios: dict[str, float], target: float | None = 1.0) -> dict:
-    return {"workload": name, "kind": kind, "what": "a shape", "cpu": "Some CPU; has avx2", "default_level": "avx2",
+    return {"workload": name, "kind": kind, "what": "a shape", "cpu": "Some CPU; has avx2", "rounds": 5,
+            "default_level": "avx2",
             "target": target, "levels": [{"level": k, "ms": 0.5, "xnnpack_over_ours": v} for k, v in ratios.items()],
             "xnnpack_ms": 0.4, "tflm_ms": 12.0, "tflm_over_ours": 24.0, "bit_exact": True}
 
@@ -35,7 +36,8 @@ def test_the_speed_table_pairs_each_level_with_its_ratio_and_bolds_a_missed_defa
         _speed_row("conv 3x3", "operator", {"avx2": 0.5}, target=None),
     ])
     lines = table.splitlines()
-    assert lines[0] == "CPU: Some CPU; has avx2."
+    assert lines[0] == ("CPU: Some CPU; has avx2. Full runs (inputs in, invoke, outputs out), one thread; times are "
+                        "medians, ratios the median of 5 paired rounds.")
     assert lines[2] == ("| workload | XNNPACK 1 thread (ms) | avx2 (default) (ms) | XNNPACK / tvmdevice | "
                         "portable (ms) | XNNPACK / tvmdevice | tflite-micro (ms) | tflite-micro / tvmdevice | "
                         "bit-exact |")
