@@ -31,7 +31,7 @@ import figures
 import numpy as np
 from bench_memory import models_folder
 from built_models import BUILT
-from mcu_tables import built_operator_table, model_table, operator_class_table
+from mcu_tables import PARITY, built_operator_table, model_table, operator_class_table
 from rich.progress import Progress
 from tvmdevice_cmsis.mcu_anchor import ANCHOR, KERNEL_CODE_LIMIT, TARGET_RATIO
 from tvmdevice_cmsis.standalone import call_data
@@ -199,11 +199,14 @@ def measure_operators(name: str, model: bytes, cpus: tuple[str, ...], work: Path
 
 # ---------------------------------------------------------------------- checks
 def missed_targets(rows: list[dict]) -> list[str]:
-    """What misses the targets: instructions over TARGET_RATIO × the anchor on M55/M4, kernel code over 32 KB."""
+    """What misses the targets: instructions over PARITY × the anchor on M55/M4 (saying when they are over the
+    tests' bound, TARGET_RATIO ×, too), kernel code over 32 KB, a bit difference."""
     missed = []
     for r in rows:
-        if r["anchor"] and r["instructions"] > TARGET_RATIO * r["anchor"]:
-            missed.append(f"{r['model']} on {r['cpu']}: {r['instructions'] / r['anchor']:.2f}× the anchor")
+        times = r["instructions"] / r["anchor"] if r["anchor"] else 0.0
+        if times > PARITY:
+            bound = f"; over the tests' bound, {TARGET_RATIO}×" if times > TARGET_RATIO else ""
+            missed.append(f"{r['model']} on {r['cpu']}: {times:.2f}× the anchor (goal: at most {PARITY}×{bound})")
         if r["cpu"] == "cortex-m55" and r["kernel_code"] > KERNEL_CODE_LIMIT:
             missed.append(f"{r['model']}: kernel code {r['kernel_code']:,} B on M55")
         if not r["bit_exact"]:

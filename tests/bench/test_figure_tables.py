@@ -74,3 +74,13 @@ def test_the_operator_classes_sum_their_operators():
     rows = [{"class": "CONV_2D", "cpu": "cortex-m4", "macs": 100, "instructions": 400, "bit_exact": True},
             {"class": "CONV_2D", "cpu": "cortex-m4", "macs": 300, "instructions": 400, "bit_exact": True}]
     assert mcu_tables.operator_class_table(rows).splitlines()[2] == "| CONV_2D | 400 | 800 (0.50) | yes |"
+
+
+def test_a_model_over_the_anchor_is_bold():
+    base = {"model": "kws_dscnn_int8", "bit_exact": True, "kernel_code": 14_212, "flash": {"code": 1, "constants": 2,
+            "params": 3}, "ram_pools": {"host": 16_256}, "arena": 27_360}
+    rows = [{**base, "cpu": "cortex-m55", "instructions": 2_006_721, "anchor": 1_814_035},
+            {**base, "cpu": "cortex-m4", "instructions": 7_417_874, "anchor": 7_698_242},
+            {**base, "cpu": "cortex-m3", "instructions": 11_408_115, "anchor": None}]
+    line = mcu_tables.model_table(rows).splitlines()[2]
+    assert line.startswith("| kws_dscnn | 2,006,721 (**1.11×**) | 7,417,874 (0.96×) | 11,408,115 | yes | 14,212 |")
