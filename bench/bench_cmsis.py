@@ -8,7 +8,8 @@ out) by:
       and AVX2 levels it has, and the portable C always; never an emulated build);
   (b) ai-edge-litert with XNNPACK, one thread, paired with (a): every round times each level and XNNPACK
       back to back, and the ratio XNNPACK time / tvmdevice time is the median of the rounds' ratios
-      (>= 1.0: tvmdevice is as fast or faster), so that a loaded machine moves both alike;
+      (>= 1.0: tvmdevice is as fast or faster), so that a loaded machine moves both alike; times are the
+      calling thread's CPU time (``interleaved.CLOCK``), so a process waiting for the CPU is not timed;
   (c) tflite-micro (PyPI, reference kernels), the bit-exact reference: every level's outputs are compared
       with its bit for bit.
 
@@ -25,7 +26,7 @@ Targets checked (the exit status is 1 and each miss is printed when one is misse
 convolutional shared models; no VNNI level slower than its base level on an operator of a shared model
 beyond the noise margin (``vnni_gain.py``); every output bit-exact.
 
-    python bench/bench_cmsis.py [--rounds 9] [--min-time 0.05] [--profile-rounds 41] [--only models|ops]
+    python bench/bench_cmsis.py [--rounds 15] [--min-time 0.02] [--profile-rounds 101] [--only models|ops]
                                 [--workload NAME] [--simd-level avx2] [--vnni-margin 0.1] [--json out.json]
                                 [--save]
 
@@ -259,9 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     from tvmdevice_cmsis import _kernels
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=9, help="paired rounds per level (median ratio reported)")
-    parser.add_argument("--min-time", type=float, default=0.05, help="seconds per sample")
-    parser.add_argument("--profile-rounds", type=int, default=41,
+    parser.add_argument("--rounds", type=int, default=15, help="paired rounds per level (median ratio reported)")
+    parser.add_argument("--min-time", type=float, default=0.02, help="seconds of CPU time per sample")
+    parser.add_argument("--profile-rounds", type=int, default=101,
                         help="profiled rounds per level for the per-operator times (0: none)")
     parser.add_argument("--only", choices=("models", "ops"), help="only the shared models, or only the built ones")
     parser.add_argument("--simd-level", choices=_kernels.SIMD_LEVELS,

@@ -30,8 +30,8 @@ def speed_table(rows: list[dict]) -> str:
     for level in levels:
         head += [f"{level}{' (default)' if level == default else ''} (ms)", "XNNPACK / tvmdevice"]
     head += ["tflite-micro (ms)", "tflite-micro / tvmdevice", "bit-exact"]
-    lines = [f"CPU: {rows[0]['cpu']}. Full runs (inputs in, invoke, outputs out), one thread; times are medians, "
-             f"ratios the median of {rows[0]['rounds']} paired rounds.", "",
+    lines = [f"CPU: {rows[0]['cpu']}. Full runs (inputs in, invoke, outputs out), one thread; times are medians of the "
+             f"thread's CPU time, ratios the median of {rows[0]['rounds']} paired rounds.", "",
              "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 2) + "---|"]
     for r in rows:
         per = {level["level"]: level for level in r["levels"]}

@@ -3,6 +3,9 @@
 Two measurements taken minutes apart on a shared machine differ by more than the kernels do; taken back to
 back, a burst of load moves both.  So every round times each candidate right beside its reference (the order
 flipping every round) and a ratio is the median of the rounds' own ratios, not a ratio of two medians.
+Times are the calling thread's CPU time (:data:`CLOCK`): the time the process waits while other processes
+run is not counted.  Every side measured here computes in the calling thread (tvmdevice's executor,
+tflite-micro, LiteRT with one thread), so its CPU time is its whole cost.
 """
 
 from __future__ import annotations
@@ -11,25 +14,28 @@ import statistics
 import time
 from typing import Callable, Sequence
 
-__all__ = ["calls_per_sample", "paired", "profiled_steps", "seconds_per_call"]
+__all__ = ["CLOCK", "calls_per_sample", "paired", "profiled_steps", "seconds_per_call"]
+
+#: The clock of every sample: the calling thread's CPU time, in seconds.
+CLOCK = time.thread_time
 
 
 def calls_per_sample(fn: Callable[[], object], min_time: float) -> int:
-    """How many calls of ``fn`` last about ``min_time`` seconds (after one warm-up call), at least one."""
+    """How many calls of ``fn`` take about ``min_time`` seconds of CPU time (after one warm-up call), at least one."""
     fn()
-    number, start = 0, time.perf_counter()
-    while number == 0 or time.perf_counter() - start < min_time:
+    number, start = 0, CLOCK()
+    while number == 0 or CLOCK() - start < min_time:
         fn()
         number += 1
     return number
 
 
 def seconds_per_call(fn: Callable[[], object], number: int) -> float:
-    """The mean time of ``number`` back-to-back calls of ``fn``."""
-    t0 = time.perf_counter()
+    """The mean CPU time of ``number`` back-to-back calls of ``fn``."""
+    t0 = CLOCK()
     for _ in range(number):
         fn()
-    return (time.perf_counter() - t0) / number
+    return (CLOCK() - t0) / number
 
 
 def paired(levels: Sequence[str], select: Callable[[str], None], ours: Callable[[], object],

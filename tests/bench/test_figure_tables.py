@@ -37,7 +37,7 @@ def test_the_speed_table_pairs_each_level_with_its_ratio_and_bolds_a_missed_defa
     ])
     lines = table.splitlines()
     assert lines[0] == ("CPU: Some CPU; has avx2. Full runs (inputs in, invoke, outputs out), one thread; times are "
-                        "medians, ratios the median of 5 paired rounds.")
+                        "medians of the thread's CPU time, ratios the median of 5 paired rounds.")
     assert lines[2] == ("| workload | XNNPACK 1 thread (ms) | avx2 (default) (ms) | XNNPACK / tvmdevice | "
                         "portable (ms) | XNNPACK / tvmdevice | tflite-micro (ms) | tflite-micro / tvmdevice | "
                         "bit-exact |")
