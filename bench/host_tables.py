@@ -49,22 +49,16 @@ def speed_table(rows: list[dict]) -> str:
 
 
 def vnni_gain_table(rows: list[dict]) -> str:
-    """Per operator: each VNNI level and its base level (µs), and the gain; a gain flagged slower is bold."""
+    """Per operator: its time on every level (µs) and each VNNI level's gain; a gain flagged slower is bold."""
+    levels = list(dict.fromkeys(level for r in rows for level in r["us"]))
     pairs = list(dict.fromkeys(pair for r in rows for pair in r["gains"]))
-    head = ["workload", "operator"]
-    for pair in pairs:
-        vnni, base = pair.split("/")
-        head += [f"{base} (µs)", f"{vnni} (µs)", f"{vnni} gain"]
+    head = ["workload", "operator", *(f"{level} (µs)" for level in levels),
+            *(f"{pair.split('/')[0]} gain over {pair.split('/')[1]}" for pair in pairs)]
     lines = ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
     for r in rows:
-        cells = [r["workload"], r["label"]]
+        cells = [r["workload"], r["label"], *(f"{r['us'][level]:.1f}" if level in r["us"] else "–" for level in levels)]
         for pair in pairs:
-            vnni, base = pair.split("/")
-            if pair not in r["gains"]:
-                cells += ["–", "–", "–"]
-                continue
-            gain = f"{r['gains'][pair]:.2f}"
-            cells += [f"{r['us'][base]:.1f}", f"{r['us'][vnni]:.1f}",
-                      f"**{gain}**" if pair in r.get("slower", ()) else gain]
+            gain = f"{r['gains'][pair]:.2f}" if pair in r["gains"] else "–"
+            cells.append(f"**{gain}**" if pair in r.get("slower", ()) else gain)
         lines.append("| " + " | ".join(cells) + " |")
     return "".join(f"{line}\n" for line in lines)

@@ -52,8 +52,8 @@ def test_the_vnni_table_shows_each_pair_and_bolds_a_slower_level():
             {"workload": "kws", "label": "#2 CONV_2D", "us": {"avx512vnni": 8.1, "avx512": 11.6},
              "gains": {"avx512vnni/avx512": 1.42}, "slower": []}]
     lines = host_tables.vnni_gain_table(rows).splitlines()
-    assert lines[0] == "| workload | operator | avx512 (µs) | avx512vnni (µs) | avx512vnni gain |"
-    assert lines[2:] == ["| kws | #0 CONV_2D | 12.1 | 14.4 | **0.86** |", "| kws | #2 CONV_2D | 11.6 | 8.1 | 1.42 |"]
+    assert lines[0] == "| workload | operator | avx512vnni (µs) | avx512 (µs) | avx512vnni gain over avx512 |"
+    assert lines[2:] == ["| kws | #0 CONV_2D | 14.4 | 12.1 | **0.86** |", "| kws | #2 CONV_2D | 8.1 | 11.6 | 1.42 |"]
 
 
 def test_the_built_operator_table_has_one_line_per_operator_and_a_dash_for_a_missing_cpu():
