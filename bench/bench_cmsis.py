@@ -270,9 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workload", action="append", metavar="NAME",
                         help="measure only this workload (repeatable; a model's file stem or a built one's name)")
     parser.add_argument("--vnni-margin", type=float, default=MARGIN,
-                        help="a VNNI level slower than its base by more than this fraction (and %(floor)s µs) "
-                             "on an operator of a shared model is a miss (default: %(default)s)"
-                             .replace("%(floor)s", str(FLOOR_US)))
+                        help=f"a VNNI level slower than its base by more than this fraction (and {FLOOR_US} µs) "
+                             "on an operator of a shared model is a miss (default: %(default)s)")
     parser.add_argument("--json", help="also write every figure to this file")
     parser.add_argument("--save", action="store_true",
                         help="write bench/figures/host_speed.json and host_vnni_gain.json (every workload, level)")
