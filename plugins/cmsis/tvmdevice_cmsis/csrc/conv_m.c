@@ -73,8 +73,8 @@ static inline void put_16(int8_t* dst, const int8_t* src, int32_t n, int8_t zero
 
 /* Values [at, at + n) of pixel i's row in a block: from src (NULL: the zero
  * point), split where the layout breaks them (every sixteen values). */
-static void put_run(int8_t* blk, int32_t kf, int32_t t, int32_t i, int32_t at, const int8_t* src, int32_t n,
-                    int8_t zero_point) {
+TVMD_CMSIS_INLINE void put_run(int8_t* blk, int32_t kf, int32_t t, int32_t i, int32_t at, const int8_t* src,
+                               int32_t n, int8_t zero_point) {
   const int32_t full = kf << 4;
   while (n > 0) {
     int32_t m = at < full ? 16 - (at & 15) : 16; /* the tail (t < 16 values) is one run */
@@ -86,35 +86,67 @@ static void put_run(int8_t* blk, int32_t kf, int32_t t, int32_t i, int32_t at, c
   }
 }
 
+/* Filter row fy of pixel i's row in a block (its input row iy, its window
+ * starting at input column ix0): the values of the taps inside the image,
+ * the input zero point for the others.  The taps inside cover whole input
+ * pixels [lo, hi) of the window and are one run when `contiguous`. */
+static void fill_filter_row(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image, int32_t ch0, int8_t* blk,
+                            int32_t i, int32_t fy, int32_t iy, int32_t ix0, int contiguous, int32_t lo, int32_t hi) {
+  const int8_t zero_point = (int8_t)(-p->q.input_offset);
+  const int32_t fic = p->filter_in_ch, fw = p->filter_w, kf = p->k >> 4, t = p->k & 15, at = fy * fw * fic;
+  if (iy < 0 || iy >= p->in_h) {
+    put_run(blk, kf, t, i, at, NULL, fw * fic, zero_point);
+  } else if (contiguous) {
+    if (lo > 0) put_run(blk, kf, t, i, at, NULL, lo * fic, zero_point);
+    if (hi > lo) {
+      put_run(blk, kf, t, i, at + lo * fic, image + ((size_t)iy * (size_t)p->in_w + (size_t)(ix0 + lo)) * (size_t)fic,
+              (hi - lo) * fic, zero_point);
+    }
+    if (hi < fw) put_run(blk, kf, t, i, at + hi * fic, NULL, (fw - hi) * fic, zero_point);
+  } else {
+    for (int32_t fx = 0; fx < fw; fx++) {
+      put_run(blk, kf, t, i, at + fx * fic, tap(p, image, ch0, iy, ix0 + fx * p->dilation_w), fic, zero_point);
+    }
+  }
+}
+
 /* Pixel i's row of a block for output pixel px: the window, the input zero
  * point where a tap is outside the image.  The taps of a filter row inside
  * the image are one run when they cover whole input pixels (undilated, one
- * group).  Out of line: inlined, it costs the dot products registers. */
+ * group); when a filter row spans at most sixteen values that lie together
+ * in the block (every row of a narrow first layer), it is one predicated
+ * store of the zero point (at the image's edges) and one of the run.  Out of
+ * line: inlined, it costs the dot products registers. */
 __attribute__((noinline)) static void fill_block_row(const tvmd_cmsis_conv_m_params_t* p, const int8_t* image,
                                                      int32_t ch0, int32_t px, int8_t* blk, int32_t i) {
-  const int8_t zero_point = (int8_t)(-p->q.input_offset);
-  const int32_t fic = p->filter_in_ch, fw = p->filter_w, in_w = p->in_w, kf = p->k >> 4, t = p->k & 15;
+  const int32_t fic = p->filter_in_ch, fw = p->filter_w, fh = p->filter_h, in_w = p->in_w, in_h = p->in_h;
+  const int32_t kf = p->k >> 4, t = p->k & 15, full = kf << 4, span = fw * fic, dh = p->dilation_h;
   const int32_t oy = px / p->out_w, ox = px % p->out_w;
   const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
   const int contiguous = p->dilation_w == 1 && fic == p->in_ch;
   const int32_t lo = ix0 < 0 ? (-ix0 < fw ? -ix0 : fw) : 0;
   const int32_t hi = in_w - ix0 < fw ? (in_w - ix0 > lo ? in_w - ix0 : lo) : fw;
-  for (int32_t fy = 0; fy < p->filter_h; fy++) {
-    const int32_t iy = iy0 + fy * p->dilation_h, at = fy * fw * fic;
-    if (iy < 0 || iy >= p->in_h) {
-      put_run(blk, kf, t, i, at, NULL, fw * fic, zero_point);
-    } else if (contiguous) {
-      if (lo > 0) put_run(blk, kf, t, i, at, NULL, lo * fic, zero_point);
-      if (hi > lo) {
-        put_run(blk, kf, t, i, at + lo * fic, image + ((size_t)iy * (size_t)in_w + (size_t)(ix0 + lo)) * (size_t)fic,
-                (hi - lo) * fic, zero_point);
-      }
-      if (hi < fw) put_run(blk, kf, t, i, at + hi * fic, NULL, (fw - hi) * fic, zero_point);
-    } else {
-      for (int32_t fx = 0; fx < fw; fx++) {
-        put_run(blk, kf, t, i, at + fx * fic, tap(p, image, ch0, iy, ix0 + fx * p->dilation_w), fic, zero_point);
-      }
+  if (!contiguous || span > 16) {
+    for (int32_t fy = 0; fy < fh; fy++) fill_filter_row(p, image, ch0, blk, i, fy, iy0 + fy * dh, ix0, contiguous, lo, hi);
+    return;
+  }
+  const int8x16_t zero_point = vdupq_n_s8((int8_t)(-p->q.input_offset));
+  const mve_pred16_t whole = vctp8q((uint32_t)span), run = vctp8q((uint32_t)((hi - lo) * fic));
+  const int edge = lo > 0 || hi < fw;
+  /* Input offsets (bytes) of the run's first value on each input row. */
+  const ptrdiff_t step = (ptrdiff_t)dh * in_w * fic;
+  ptrdiff_t from = ((ptrdiff_t)iy0 * in_w + ix0 + lo) * fic;
+  int32_t iy = iy0, at = 0;
+  for (int32_t fy = 0; fy < fh; fy++, iy += dh, at += span, from += step) {
+    if (at < full && (at & 15) + span > 16) {
+      /* Split by the layout: the general way. */
+      fill_filter_row(p, image, ch0, blk, i, fy, iy, ix0, contiguous, lo, hi);
+      continue;
     }
+    int8_t* dst = block_at(blk, kf, t, i, at);
+    const int inside = iy >= 0 && iy < in_h;
+    if (!inside || edge) vstrbq_p_s8(dst, zero_point, whole);
+    if (inside) vstrbq_p_s8(dst + lo * fic, vldrbq_z_s8(image + from, run), run);
   }
 }
 
@@ -140,23 +172,37 @@ TVMD_CMSIS_INLINE const int8_t* dot_block(const int8_t* x, const int8_t* w, int3
                                           int32_t step, int32_t* wsum) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, ws = 0;
 #if defined(__GNUC__) && !defined(__clang__)
-  __asm__ volatile(
-      "   wls     lr, %[n], 2f\n"
-      "1: vldrb.8 q0, [%[w]], #16\n"
-      "   vldrb.8 q1, [%[x]], #64\n"
-      "   vaddva.s8 %[ws], q0\n"
-      "   vmladava.s8 %[a0], q1, q0\n"
-      "   vldrb.8 q1, [%[x], #-48]\n"
-      "   vmladava.s8 %[a1], q1, q0\n"
-      "   vldrb.8 q1, [%[x], #-32]\n"
-      "   vmladava.s8 %[a2], q1, q0\n"
-      "   vldrb.8 q1, [%[x], #-16]\n"
-      "   vmladava.s8 %[a3], q1, q0\n"
-      "   le      lr, 1b\n"
-      "2:\n"
-      : [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3), [ws] "+Te"(ws), [w] "+r"(w), [x] "+r"(x)
-      : [n] "r"(kf)
-      : "q0", "q1", "lr", "memory");
+  if (kf > 0) {
+    /* The first step sets the sums (VMLADAV, VADDV), the loop adds the others. */
+    __asm__ volatile(
+        "   vldrb.8 q0, [%[w]], #16\n"
+        "   vldrb.8 q1, [%[x]], #64\n"
+        "   vaddv.s8 %[ws], q0\n"
+        "   vmladav.s8 %[a0], q1, q0\n"
+        "   vldrb.8 q1, [%[x], #-48]\n"
+        "   vmladav.s8 %[a1], q1, q0\n"
+        "   vldrb.8 q1, [%[x], #-32]\n"
+        "   vmladav.s8 %[a2], q1, q0\n"
+        "   vldrb.8 q1, [%[x], #-16]\n"
+        "   vmladav.s8 %[a3], q1, q0\n"
+        "   wls     lr, %[n], 2f\n"
+        "1: vldrb.8 q0, [%[w]], #16\n"
+        "   vldrb.8 q1, [%[x]], #64\n"
+        "   vaddva.s8 %[ws], q0\n"
+        "   vmladava.s8 %[a0], q1, q0\n"
+        "   vldrb.8 q1, [%[x], #-48]\n"
+        "   vmladava.s8 %[a1], q1, q0\n"
+        "   vldrb.8 q1, [%[x], #-32]\n"
+        "   vmladava.s8 %[a2], q1, q0\n"
+        "   vldrb.8 q1, [%[x], #-16]\n"
+        "   vmladava.s8 %[a3], q1, q0\n"
+        "   le      lr, 1b\n"
+        "2:\n"
+        : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [ws] "=&Te"(ws), [w] "+r"(w),
+          [x] "+r"(x)
+        : [n] "r"(kf - 1)
+        : "q0", "q1", "lr", "memory");
+  }
 #else
   for (int32_t c = kf; c > 0; c--) {
     const int8x16_t wv = vldrbq_s8(w);
