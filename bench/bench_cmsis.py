@@ -1,33 +1,37 @@
-"""Host speed of ``cmsis-nn, c`` against tflite-micro and LiteRT, per model and per operator class, in one run.
+"""Host speed of ``cmsis-nn, c`` against LiteRT + XNNPACK (one thread), on every SIMD level, in one process.
 
-Every workload is run, in this one process, on the same random inputs, by:
+Every workload runs, in this one process, on the same random inputs, as full runs (inputs in, invoke, outputs
+out) by:
 
-  (a) tvmdevice: ``tvmdevice.compile(model, "cmsis-nn, c")``'s executor — ``invoke()``
-      (the kernels through the run loop, Activate/Deactivate included) and ``run()``
-      (inputs in, outputs out) — once per cmsis-nn SIMD level the CPU runs
-      (``_kernels.simd_levels()``, forced with ``set_simd_level``: the AVX-512 VNNI, AVX-VNNI,
-      AVX-512 and AVX2 levels it has, and the portable C always; never an emulated build);
-  (b) tflite-micro (PyPI, reference kernels): ``invoke()``;
-  (c) ai-edge-litert with XNNPACK, one thread: ``invoke()``;
-  (d) ai-edge-litert's builtin kernels without delegates (ruy/gemmlowp), one thread: ``invoke()``.
+  (a) tvmdevice: ``tvmdevice.compile(model, "cmsis-nn, c")``'s executor, once per cmsis-nn SIMD level the CPU
+      runs (``_kernels.simd_levels()``, forced with ``set_simd_level``: the AVX-512 VNNI, AVX-VNNI, AVX-512
+      and AVX2 levels it has, and the portable C always; never an emulated build);
+  (b) ai-edge-litert with XNNPACK, one thread, paired with (a): every round times each level and XNNPACK
+      back to back, and the ratio XNNPACK time / tvmdevice time is the median of the rounds' ratios
+      (>= 1.0: tvmdevice is as fast or faster), so that a loaded machine moves both alike; times are the
+      calling thread's CPU time (``interleaved.CLOCK``), so a process waiting for the CPU is not timed;
+  (c) tflite-micro (PyPI, reference kernels), the bit-exact reference: every level's outputs are compared
+      with its bit for bit.
 
-The workloads are the models of TVMDEVICE_MODELS_DIR (default ../shared/models
-relative to the repository root), one model per operator class built with
-:mod:`tvmdevice.aot.builder` at the sizes small vision and audio nets use, and a
-ResNet-style model (3x3 convolutions with residual ADDs), a MobileNetV1 block
-(an 8-channel 48x48 depthwise and its 1x1 convolution) and a MobileNetV2 224x224 stem.  It prints median
-latencies and ratios, checks every tvmdevice output against tflite-micro's bit
-for bit (on every SIMD level; LiteRT is not compared: XNNPACK is not bit-exact
-with TFLM), and names the CPU's SIMD features.  ``--readme FILE`` writes the
-table between the markers of the plugin README's "Speed" section.
+Then each operator's time on every level (the executor's profiled run, levels interleaved round by round)
+gives each VNNI level's gain over its base level (avx512vnni over avx512, avxvnni over avx2) per operator.
 
-Targets checked (the exit status is 1 when one is missed):
-  tflite-micro / tvmdevice >= 10 on the convolutional shared models;
-  tvmdevice / LiteRT-XNNPACK <= 1.0 on kws_dscnn, micro_speech and
-  ad_fc_autoencoder and <= 1.3 on the ResNet-style model; any bit difference.
+The workloads are the models of TVMDEVICE_MODELS_DIR (default ../shared/models relative to the repository
+root), the built networks of ``built_models.py`` (a ResNet-style model, a ResNet-8 block with its 3-channel
+stem, a MobileNetV1 block with an 8-channel 48x48 depthwise, a MobileNetV2 224x224 stem) and one model per
+operator class.
 
-    python bench/bench_cmsis.py [--repeat 11] [--min-time 0.2] [--only models|ops] [--workload NAME]
-                                [--simd-level avx2] [--json out.json] [--readme plugins/cmsis/README.md]
+Targets checked (the exit status is 1 and each miss is printed when one is missed): XNNPACK / tvmdevice >=
+1.0 at the default level on every shared model and built network; tflite-micro / tvmdevice >= 10 on the
+convolutional shared models; no VNNI level slower than its base level on an operator of a shared model
+beyond the noise margin (``vnni_gain.py``); every output bit-exact.
+
+    python bench/bench_cmsis.py [--rounds 15] [--min-time 0.02] [--profile-rounds 101] [--only models|ops]
+                                [--workload NAME] [--simd-level avx2] [--vnni-margin 0.1] [--json out.json]
+                                [--save]
+
+``--save`` writes bench/figures/host_speed.json and host_vnni_gain.json, which ``bench/figures.py --update``
+renders into plugins/cmsis/README.md.
 """
 
 from __future__ import annotations
@@ -38,20 +42,22 @@ import os
 import platform
 import statistics
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
+import figures
 import numpy as np
+from built_models import BUILT
+from host_tables import speed_table, vnni_gain_table
+from interleaved import calls_per_sample, paired, profiled_steps, seconds_per_call
+from vnni_gain import FLOOR_US, MARGIN, gain_rows, mark_slower
 
 ROOT = Path(__file__).resolve().parent.parent
 CONVOLUTIONAL = ("CONV_2D", "DEPTHWISE_CONV_2D")
-#: The targets: tvmdevice invoke / LiteRT-XNNPACK invoke at most this.
-XNNPACK_TARGETS = {"kws_dscnn_int8": 1.0, "micro_speech_int8": 1.0, "ad_fc_autoencoder_int8": 1.0,
-                   "resnet_style": 1.3}
-README_BEGIN = "<!-- host speed table: generated by python bench/bench_cmsis.py --readme -->"
-README_END = "<!-- end of host speed table -->"
+#: The target on the shared models and the built networks: XNNPACK time / tvmdevice time at least this.
+XNNPACK_TARGET = 1.0
+#: The target on the convolutional shared models: tflite-micro time / tvmdevice time at least this.
+TFLM_TARGET = 10.0
 #: The SIMD features that decide which host kernel path runs (as /proc/cpuinfo names them).
 SIMD_FLAGS = ("sse4_2", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni")
 
@@ -75,22 +81,6 @@ def cpu_description() -> str:
     have = [f for f in SIMD_FLAGS if f in flags]
     lacks = [f for f in SIMD_FLAGS if f not in flags]
     return f"{name}; has {', '.join(have) or 'none of them'}; lacks {', '.join(lacks) or 'none'}"
-
-
-def median_seconds(fn: Callable[[], object], repeat: int, min_time: float) -> float:
-    """Median over ``repeat`` samples of the per-call time; each sample lasts about ``min_time``."""
-    fn()  # warm-up
-    number, start = 0, time.perf_counter()
-    while number == 0 or time.perf_counter() - start < min_time:
-        fn()
-        number += 1
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        samples.append((time.perf_counter() - t0) / number)
-    return statistics.median(samples)
 
 
 # ------------------------------------------------------------------ workloads
@@ -133,48 +123,6 @@ def _operator_workloads() -> list[Workload]:
             for name, op, params, what in specs]
 
 
-def resnet_style(blocks: int = 3) -> bytes:
-    """[1,32,32,16] -> CONV 3x3 -> ``blocks`` x (CONV 3x3 RELU -> CONV 3x3 -> ADD skip) -> AVG POOL -> FC 10."""
-    from tvmdevice.aot.builder import ModelBuilder
-
-    b = ModelBuilder(name="resnet_style", seed=5)
-    x = b.input((1, 32, 32, 16), scale=1 / 64, zero_point=0)
-    h = b.conv2d(x, filters=16, kernel=3, padding="SAME", activation="RELU", per_channel=True, out_scale=0.03,
-                 out_zero_point=-128)
-    for _ in range(blocks):
-        y = b.conv2d(h, filters=16, kernel=3, padding="SAME", activation="RELU", per_channel=True, out_scale=0.03,
-                     out_zero_point=-128)
-        y = b.conv2d(y, filters=16, kernel=3, padding="SAME", per_channel=True, out_scale=0.05, out_zero_point=0)
-        h = b.add(h, y, activation="RELU", out_scale=0.04, out_zero_point=-128)
-    p = b.avg_pool2d(h, pool=8, stride=8)
-    b.output(b.fully_connected(b.reshape(p, (1, -1)), 10, out_scale=0.1))
-    return b.build()
-
-
-def mobilenet_v1_block() -> bytes:
-    """A MobileNetV1 block of a 96x96 vision model at width 0.25: [1,48,48,8] -> DEPTHWISE 3x3 RELU6 -> CONV 1x1
-    to 16 RELU6 (the 8-channel depthwise takes every pixel through the vector loops' channel tail)."""
-    from tvmdevice.aot.builder import ModelBuilder
-
-    b = ModelBuilder(name="mobilenet_v1_block", seed=7)
-    x = b.input((1, 48, 48, 8), scale=1 / 32, zero_point=-128)
-    d = b.depthwise_conv2d(x, kernel=3, padding="SAME", activation="RELU6", out_scale=6 / 255, out_zero_point=-128)
-    b.output(b.conv2d(d, filters=16, kernel=1, activation="RELU6", out_scale=6 / 255, out_zero_point=-128))
-    return b.build()
-
-
-def mobilenet_v2_stem() -> bytes:
-    """A MobileNetV2 224x224 stem: [1,224,224,3] -> CONV 3x3 /2 to 32 RELU6 (its whole bordered image, 307 KB
-    of int16, is over cmsis-nn's default scratch cap: the convolution runs in bands of output rows)."""
-    from tvmdevice.aot.builder import ModelBuilder
-
-    b = ModelBuilder(name="mobilenet_v2_stem", seed=11)
-    x = b.input((1, 224, 224, 3), scale=1 / 64, zero_point=0)
-    b.output(b.conv2d(x, filters=32, kernel=3, stride=2, padding="SAME", activation="RELU6", out_scale=6 / 255,
-                      out_zero_point=-128))
-    return b.build()
-
-
 def workloads(only: str | None, names: list[str] | None = None) -> list[Workload]:
     out: list[Workload] = []
     if only in (None, "models"):
@@ -183,10 +131,7 @@ def workloads(only: str | None, names: list[str] | None = None) -> list[Workload
             raise SystemExit(f"no .tflite models in {models_dir()} (set TVMDEVICE_MODELS_DIR)")
         out += [Workload(p.stem, "model", p.read_bytes(), "shared model") for p in paths]
     if only in (None, "ops"):
-        out.append(Workload("resnet_style", "net", resnet_style(), "3 residual blocks, [1,32,32,16]"))
-        out.append(Workload("mobilenet_v1_block", "net", mobilenet_v1_block(),
-                            "[1,48,48,8] depthwise 3x3 + 1x1 to 16"))
-        out.append(Workload("mobilenet_v2_stem", "net", mobilenet_v2_stem(), "[1,224,224,3] conv 3x3 /2 to 32"))
+        out += [Workload(name, "net", built.build(), built.what) for name, built in BUILT.items()]
         out += _operator_workloads()
     if names:
         unknown = sorted(set(names) - {w.name for w in out})
@@ -222,8 +167,26 @@ def kernel_paths(only: str | None = None) -> list[str]:
     return list(reversed(levels))
 
 
-def measure(w: Workload, repeat: int, min_time: float, levels: list[str] | None = None) -> dict:
+def _litert_run(data: bytes, inputs: list[np.ndarray]):
+    """LiteRT with XNNPACK on one thread, as a full run: the inputs set, invoke, the outputs read."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    litert = Interpreter(model_content=data, num_threads=1, experimental_op_resolver_type=OpResolverType.AUTO)
+    litert.allocate_tensors()
+    ins = [d["index"] for d in litert.get_input_details()]
+    outs = [d["index"] for d in litert.get_output_details()]
+
+    def run() -> list[np.ndarray]:
+        for index, x in zip(ins, inputs):
+            litert.set_tensor(index, x)
+        litert.invoke()
+        return [litert.get_tensor(index) for index in outs]
+    return run
+
+
+def measure(w: Workload, rounds: int, min_time: float, levels: list[str],
+            profile_rounds: int) -> tuple[dict, list[dict]]:
+    """``w`` timed on each of ``levels`` against XNNPACK and tflite-micro; its row, and its operators' rows."""
     from tvmdevice_cmsis import _kernels
 
     import tvmdevice
@@ -232,131 +195,112 @@ def measure(w: Workload, repeat: int, min_time: float, levels: list[str] | None 
 
     graph = load_tflite(w.data, name=w.name)
     inputs = _inputs(graph)
-
     micro = tflm_interpreter(w.data)  # an arena that fits the model's tensors
-    for k, x in enumerate(inputs):
-        micro.set_input(x, k)
-    micro.invoke()
-    reference = [micro.get_output(k) for k in range(len(graph.outputs))]
-    t_tflm = median_seconds(micro.invoke, repeat, min_time)
 
-    row: dict = {"workload": w.name, "kind": w.kind, "what": w.what,
-                 "ops": sorted({op.type for op in graph.operators}), "tflm_ms": t_tflm * 1e3, "bit_exact": True}
+    def tflm_run() -> list[np.ndarray]:
+        for k, x in enumerate(inputs):
+            micro.set_input(x, k)
+        micro.invoke()
+        return [micro.get_output(k) for k in range(len(graph.outputs))]
+
+    reference = tflm_run()
+    number = calls_per_sample(tflm_run, min_time)
+    tflm_s = statistics.median(seconds_per_call(tflm_run, number) for _ in range(3))
+
     module = tvmdevice.compile(graph, "cmsis-nn, c")
-    row["devices"] = sorted({p.device for p in module.placement.ops})
-    levels = levels or kernel_paths()
+    exact = True
     try:
-        for path in levels:
-            _kernels.set_simd_level(path)
-            with module.executor() as ex:
+        with module.executor() as ex:
+            for level in levels:
+                _kernels.set_simd_level(level)
                 outs = ex.run(inputs)
-                exact = all(np.array_equal(o, r.reshape(o.shape)) for o, r in zip(outs, reference))
-                row["bit_exact"] = row["bit_exact"] and exact
-                row[f"{path}_invoke_ms"] = median_seconds(ex.invoke, repeat, min_time) * 1e3
-                row[f"{path}_run_ms"] = median_seconds(lambda: ex.run(inputs), repeat, min_time) * 1e3
+                exact = exact and all(np.array_equal(o, r.reshape(o.shape)) for o, r in zip(outs, reference))
+            timed = paired(levels, _kernels.set_simd_level, lambda: ex.run(inputs), _litert_run(w.data, inputs),
+                           rounds, min_time)
+            per, labels = profiled_steps(levels, _kernels.set_simd_level, ex, profile_rounds) \
+                if profile_rounds and w.kind != "operator" else ({}, [])
     finally:
         _kernels.set_simd(True)
 
-    for label, resolver in (("xnnpack", OpResolverType.AUTO),
-                            ("builtin", OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)):
-        litert = Interpreter(model_content=w.data, num_threads=1, experimental_op_resolver_type=resolver)
-        litert.allocate_tensors()
-        for detail, x in zip(litert.get_input_details(), inputs):
-            litert.set_tensor(detail["index"], x)
-        row[f"litert_{label}_ms"] = median_seconds(litert.invoke, repeat, min_time) * 1e3
+    default = _kernels.max_simd_level() if _kernels.max_simd_level() in levels else levels[0]
+    xnnpack_s = statistics.median(t["reference_s"] for t in timed.values())
+    row = {"workload": w.name, "kind": w.kind, "what": w.what, "ops": sorted({op.type for op in graph.operators}),
+           "devices": sorted({p.device for p in module.placement.ops}), "cpu": cpu_description(),
+           "rounds": rounds, "default_level": default,
+           "target": XNNPACK_TARGET if w.kind in ("model", "net") else None,
+           "levels": [{"level": level, "ms": _round(t["ours_s"] * 1e3), "xnnpack_over_ours": round(t["ratio"], 3)}
+                      for level, t in timed.items()],
+           "xnnpack_ms": _round(xnnpack_s * 1e3), "tflm_ms": _round(tflm_s * 1e3),
+           "tflm_over_ours": round(tflm_s / timed[default]["ours_s"], 2), "bit_exact": exact}
+    return row, gain_rows(w.name, w.kind == "model", per, labels) if per else []
 
-    best = levels[0]
-    ours = row[f"{best}_invoke_ms"]
-    row["path"] = best
-    row["tflm_over_ours"] = t_tflm * 1e3 / ours
-    row["ours_over_xnnpack"] = ours / row["litert_xnnpack_ms"]
-    row["ours_over_builtin"] = ours / row["litert_builtin_ms"]
-    if "portable_invoke_ms" in row:
-        row["portable_over_xnnpack"] = row["portable_invoke_ms"] / row["litert_xnnpack_ms"]
-    return row
+
+def _round(v: float) -> float:
+    """``v`` to four significant digits (the saved figures change only where a measurement does)."""
+    return float(f"{v:.4g}")
 
 
 def failures(rows: list[dict]) -> list[str]:
+    """The targets ``rows`` miss, one message each: bit differences, XNNPACK and tflite-micro ratios."""
     missed = []
     for r in rows:
         if not r["bit_exact"]:
             missed.append(f"{r['workload']}: output differs from tflite-micro")
-        if r["kind"] == "model" and any(o in CONVOLUTIONAL for o in r["ops"]) and r["tflm_over_ours"] < 10:
-            missed.append(f"{r['workload']}: only {r['tflm_over_ours']:.1f}x faster than tflite-micro (target: 10x)")
-        bound = XNNPACK_TARGETS.get(r["workload"])
-        if bound is not None and r["ours_over_xnnpack"] > bound:
-            missed.append(f"{r['workload']}: {r['ours_over_xnnpack']:.2f}x LiteRT/XNNPACK's invoke time "
-                          f"(target: <= {bound}x)")
+        default = next(level for level in r["levels"] if level["level"] == r["default_level"])
+        if r["target"] is not None and default["xnnpack_over_ours"] < r["target"]:
+            missed.append(f"{r['workload']}: XNNPACK / tvmdevice {default['xnnpack_over_ours']:.2f} at "
+                          f"{r['default_level']} (target: >= {r['target']})")
+        if r["kind"] == "model" and any(o in CONVOLUTIONAL for o in r["ops"]) and r["tflm_over_ours"] < TFLM_TARGET:
+            missed.append(f"{r['workload']}: only {r['tflm_over_ours']:.1f}x faster than tflite-micro "
+                          f"(target: {TFLM_TARGET:.0f}x)")
     return missed
 
 
-# ------------------------------------------------------------------ reporting
-def _ms(v: float) -> str:
-    return f"{v:.4f}" if v < 0.01 else f"{v:.3f}" if v < 1 else f"{v:.2f}"
-
-
-def markdown(rows: list[dict], cpu: str) -> str:
-    from tvmdevice_cmsis import _kernels
-
-    paths = [p for p in reversed(_kernels.SIMD_LEVELS) if any(f"{p}_invoke_ms" in r for r in rows)]
-    head = ["workload", *(f"tvmdevice {p} (ms)" for p in paths), "run: inputs in, outputs out (ms)",
-            "tflite-micro (ms)", "LiteRT XNNPACK (ms)", "LiteRT builtin (ms)", "tflite-micro / tvmdevice",
-            "tvmdevice / XNNPACK", "tvmdevice / builtin", "portable / XNNPACK", "bit-exact"]
-    lines = [f"CPU: {cpu}. Medians; one thread; invoke only unless said.", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        cells = [f"{r['workload']} ({r['what']})" if r["kind"] != "model" else r["workload"],
-                 *(_ms(r[f"{p}_invoke_ms"]) if f"{p}_invoke_ms" in r else "-" for p in paths),
-                 _ms(r[f"{r['path']}_run_ms"]), _ms(r["tflm_ms"]), _ms(r["litert_xnnpack_ms"]),
-                 _ms(r["litert_builtin_ms"]), f"{r['tflm_over_ours']:.1f}x", f"{r['ours_over_xnnpack']:.2f}x",
-                 f"{r['ours_over_builtin']:.2f}x",
-                 f"{r['portable_over_xnnpack']:.2f}x" if "portable_over_xnnpack" in r else "-",
-                 "yes" if r["bit_exact"] else "**no**"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def write_readme(path: Path, table: str) -> None:
-    text = path.read_text()
-    if README_BEGIN not in text or README_END not in text:
-        raise SystemExit(f"{path} has no host speed table markers ({README_BEGIN!r} ... {README_END!r})")
-    head, rest = text.split(README_BEGIN, 1)
-    _, tail = rest.split(README_END, 1)
-    path.write_text(f"{head}{README_BEGIN}\n{table}{README_END}{tail}")
-
-
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     from tvmdevice_cmsis import _kernels
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=11, help="samples per measurement (median reported)")
-    parser.add_argument("--min-time", type=float, default=0.2, help="seconds per sample")
+    parser.add_argument("--rounds", type=int, default=15, help="paired rounds per level (median ratio reported)")
+    parser.add_argument("--min-time", type=float, default=0.02, help="seconds of CPU time per sample")
+    parser.add_argument("--profile-rounds", type=int, default=101,
+                        help="profiled rounds per level for the per-operator times (0: none)")
     parser.add_argument("--only", choices=("models", "ops"), help="only the shared models, or only the built ones")
     parser.add_argument("--simd-level", choices=_kernels.SIMD_LEVELS,
                         help="measure tvmdevice on this cmsis-nn SIMD level only (default: every level the CPU runs)")
     parser.add_argument("--workload", action="append", metavar="NAME",
                         help="measure only this workload (repeatable; a model's file stem or a built one's name)")
-    parser.add_argument("--json", help="also write the figures to this file")
-    parser.add_argument("--readme", type=Path, help="write the table into this README between its markers")
-    args = parser.parse_args()
+    parser.add_argument("--vnni-margin", type=float, default=MARGIN,
+                        help=f"a VNNI level slower than its base by more than this fraction (and {FLOOR_US} µs) "
+                             "on an operator of a shared model is a miss (default: %(default)s)")
+    parser.add_argument("--json", help="also write every figure to this file")
+    parser.add_argument("--save", action="store_true",
+                        help="write bench/figures/host_speed.json and host_vnni_gain.json (every workload, level)")
+    args = parser.parse_args(argv)
+    if args.save and (args.only or args.workload or args.simd_level):
+        parser.error("--save keeps the README's whole tables: measure every workload on every level "
+                     "(no --only, --workload or --simd-level)")
+    if args.rounds < 1 or args.min_time <= 0 or args.profile_rounds < 0:
+        parser.error("--rounds must be at least 1, --min-time above 0 and --profile-rounds at least 0")
 
-    cpu = cpu_description()
     levels = kernel_paths(args.simd_level)
-    print(f"CPU: {cpu}; cmsis-nn SIMD levels measured: {', '.join(levels)}", flush=True)
-    rows = []
+    print(f"CPU: {cpu_description()}; cmsis-nn SIMD levels measured: {', '.join(levels)}", flush=True)
+    rows, op_rows = [], []
     todo = workloads(args.only, args.workload)
     for k, w in enumerate(todo, 1):
         print(f"[{k}/{len(todo)}] {w.name}", file=sys.stderr, flush=True)
-        rows.append(measure(w, args.repeat, args.min_time, levels))
-    table = markdown(rows, cpu)
-    print(table)
-    missed = failures(rows)
-    for f in missed:
-        print(f"TARGET MISSED: {f}")
+        row, ops = measure(w, args.rounds, args.min_time, levels, args.profile_rounds)
+        rows.append(row)
+        op_rows += ops
+    missed = failures(rows) + mark_slower(op_rows, args.vnni_margin)
+    print(speed_table(rows))
+    if any(r["gains"] for r in op_rows):
+        print(vnni_gain_table(op_rows))
+    for m in missed:
+        print(f"TARGET MISSED: {m}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"cpu": cpu, "rows": rows, "failures": missed}, indent=2))
-    if args.readme:
-        write_readme(args.readme, table)
+        Path(args.json).write_text(json.dumps({"rows": rows, "operators": op_rows, "failures": missed}, indent=1))
+    if args.save:
+        print(f"saved {figures.save('host_speed', rows)} and {figures.save('host_vnni_gain', op_rows)}")
     return 1 if missed else 0
 
 

@@ -4,11 +4,15 @@ Each benchmark that feeds the README saves its rows as JSON in ``bench/figures/`
 module renders them as the Markdown tables the README holds between ``<!-- figures:NAME -->`` and
 ``<!-- /figures:NAME -->``, so a figure is never typed by hand:
 
-* ``memory``: ``bench/bench_memory.py --save`` -> ``bench/figures/memory.json``;
-* ``export``: ``bench/bench_export.py --save`` -> ``bench/figures/export.json`` (needs QEMU).
+* ``memory``: ``bench/bench_memory.py --save`` -> ``bench/figures/memory.json`` (README.md);
+* ``export``: ``bench/bench_export.py --save`` -> ``bench/figures/export.json`` (needs QEMU; README.md);
+* ``host_speed``, ``host_vnni_gain``: ``bench/bench_cmsis.py --save`` (plugins/cmsis/README.md);
+* ``mcu_models``, ``mcu_operator_classes``, ``mcu_built_operators``: ``bench/bench_mcu.py --save`` (needs
+  QEMU; plugins/cmsis/README.md).
 
-    python bench/figures.py --update README.md   # rewrite the tables from the JSON
-    python bench/figures.py --check README.md    # exit 1 when the README and the JSON disagree
+    python bench/figures.py --update        # rewrite every table in its file from the JSON
+    python bench/figures.py --check         # exit 1 when a file's tables and the JSON disagree
+    python bench/figures.py --check README.md   # only the tables of this file
 
 A test (``tests/bench/test_figures.py``) runs the check.
 """
@@ -19,10 +23,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
+
+from host_tables import speed_table, vnni_gain_table
+from mcu_tables import built_operator_table, model_table, operator_class_table
 
 from tvmdevice.marked_sections import replace_section
 
+#: The repository's root; a table's home is relative to it.
+ROOT = Path(__file__).resolve().parent.parent
 #: Where each benchmark saves its rows.
 FIGURES_DIR = Path(__file__).resolve().parent / "figures"
 
@@ -78,8 +87,34 @@ def export_table(rows: list[dict]) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
-#: Figure table name -> its renderer.
-TABLES: dict[str, Callable[[list[dict]], str]] = {"memory": memory_table, "export": export_table}
+class Table(NamedTuple):
+    """A figure table: how its rows render, and the Markdown file (from the repository's root) it lives in."""
+
+    render: Callable[[list[dict]], str]
+    home: str
+
+
+_PLUGIN_README = "plugins/cmsis/README.md"
+#: Figure table name -> its renderer and its file.
+TABLES: dict[str, Table] = {
+    "memory": Table(memory_table, "README.md"),
+    "export": Table(export_table, "README.md"),
+    "host_speed": Table(speed_table, _PLUGIN_README),
+    "host_vnni_gain": Table(vnni_gain_table, _PLUGIN_README),
+    "mcu_models": Table(model_table, _PLUGIN_README),
+    "mcu_operator_classes": Table(operator_class_table, _PLUGIN_README),
+    "mcu_built_operators": Table(built_operator_table, _PLUGIN_README),
+}
+
+
+def homes() -> list[Path]:
+    """Every file that holds a figure table."""
+    return [ROOT / home for home in dict.fromkeys(t.home for t in TABLES.values())]
+
+
+def tables_in(path: Path) -> tuple[str, ...]:
+    """The figure tables whose home is ``path``."""
+    return tuple(name for name, t in TABLES.items() if (ROOT / t.home).resolve() == path.resolve())
 
 
 def load(name: str) -> list[dict]:
@@ -87,34 +122,40 @@ def load(name: str) -> list[dict]:
     return json.loads(figure_file(name).read_text())
 
 
-def update(text: str, names: tuple[str, ...] = tuple(TABLES)) -> str:
+def update(text: str, names: tuple[str, ...]) -> str:
     """``text`` with the figure tables ``names`` rewritten between their markers from the saved JSON.
 
     :raises ValueError: a table's markers are missing.
     """
     for name in names:
-        text = replace_section(text, "figures", name, TABLES[name](load(name)))
+        text = replace_section(text, "figures", name, TABLES[name].render(load(name)))
     return text
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     action = parser.add_mutually_exclusive_group(required=True)
-    action.add_argument("--update", metavar="README.md", help="rewrite the figure tables in this file")
-    action.add_argument("--check", metavar="README.md", help="exit 1 when this file's tables differ from the JSON")
+    action.add_argument("--update", action="store_true", help="rewrite the figure tables from the JSON")
+    action.add_argument("--check", action="store_true", help="exit 1 when a file's tables differ from the JSON")
+    parser.add_argument("files", nargs="*", type=Path, metavar="FILE.md",
+                        help="only the tables of these files (default: every file that holds one)")
     args = parser.parse_args(argv)
-    path = Path(args.update or args.check)
-    text = path.read_text()
-    new = update(text)
-    if args.check:
-        if new != text:
+    stale = 0
+    for path in args.files or homes():
+        names = tables_in(path)
+        if not names:
+            parser.error(f"{path} holds no figure table (they live in {', '.join(str(h) for h in homes())})")
+        text = path.read_text()
+        new = update(text, names)
+        if new == text:
+            continue
+        if args.check:
             print(f"{path}: the figure tables differ from {FIGURES_DIR}/*.json: python bench/figures.py --update "
                   f"{path}", file=sys.stderr)
-            return 1
-        return 0
-    if new != text:
-        path.write_text(new)
-    return 0
+            stale += 1
+        else:
+            path.write_text(new)
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""The host speed benchmark (bench/bench_cmsis.py): one built workload measured end to end on every
-kernel path, its table, its README writing and its target checks.  Times are not asserted."""
+"""The host speed benchmark (bench/bench_cmsis.py): one built workload measured, paired with XNNPACK, on every
+SIMD level, its target checks, the VNNI gain check and the built networks.  Times are not asserted."""
 
 from __future__ import annotations
 
@@ -13,74 +13,79 @@ pytest.importorskip("tvmdevice_cmsis")
 pytest.importorskip("ai_edge_litert.interpreter")
 pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "bench_cmsis.py"
-_spec = importlib.util.spec_from_file_location("bench_cmsis", SCRIPT)
-bench = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = bench  # its dataclasses look their module up
-_spec.loader.exec_module(bench)
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def _load(name: str):
+    sys.path.insert(0, str(BENCH))  # the benchmarks import each other as scripts do
+    try:
+        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # its dataclasses look their module up
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+bench = _load("bench_cmsis")
+built_models = _load("built_models")
 
 
 @pytest.fixture(scope="module")
-def row() -> dict:
+def measured() -> tuple[dict, list[dict]]:
     from tvmdevice.aot.builder.presets import single_op_model
 
     data = single_op_model("ADD", input_shape=(1, 4, 5, 3), input2_scale=0.07, seed=2)
-    return bench.measure(bench.Workload("add", "operator", data, "ADD [1,4,5,3]"), repeat=1, min_time=0.0)
+    w = bench.Workload("add", "net", data, "ADD [1,4,5,3]")
+    return bench.measure(w, rounds=2, min_time=0.001, levels=bench.kernel_paths(), profile_rounds=3)
 
 
-def test_a_workload_is_measured_on_every_kernel_path_and_bit_exact(row):
-    assert row["bit_exact"] is True
-    assert row["devices"] == ["cmsis-nn"]
-    for path in bench.kernel_paths():
-        assert row[f"{path}_invoke_ms"] > 0 and row[f"{path}_run_ms"] > 0
-    for key in ("tflm_ms", "litert_xnnpack_ms", "litert_builtin_ms"):
-        assert row[key] > 0
-    assert row["ours_over_xnnpack"] == pytest.approx(row[f"{row['path']}_invoke_ms"] / row["litert_xnnpack_ms"])
+def test_a_workload_is_paired_with_xnnpack_on_every_level_and_bit_exact(measured):
+    from tvmdevice_cmsis import _kernels
+
+    row, _ = measured
+    assert row["bit_exact"] is True and row["devices"] == ["cmsis-nn"]
+    assert [level["level"] for level in row["levels"]] == bench.kernel_paths()
+    assert row["default_level"] == _kernels.max_simd_level()
+    for level in row["levels"]:
+        assert level["ms"] > 0 and level["xnnpack_over_ours"] > 0
+    assert row["xnnpack_ms"] > 0 and row["tflm_ms"] > 0 and row["target"] == bench.XNNPACK_TARGET
 
 
-def test_the_table_names_the_cpu_and_every_workload(row):
-    cpu = bench.cpu_description()
-    assert "avx2" in cpu or "none of them" in cpu or "lacks" in cpu
-    table = bench.markdown([row], cpu)
-    assert table.startswith(f"CPU: {cpu}.")
-    assert "| add (ADD [1,4,5,3]) |" in table and table.rstrip().endswith("| yes |")
+def test_each_operator_is_profiled_on_every_level(measured):
+    _, ops = measured
+    assert [(r["label"], r["device"]) for r in ops] == [("#0 ADD", "cmsis-nn")]
+    assert set(ops[0]["us"]) == set(bench.kernel_paths())
+    levels = set(bench.kernel_paths())
+    expected = {f"{v}/{b}" for v, b in (("avx512vnni", "avx512"), ("avxvnni", "avx2")) if {v, b} <= levels}
+    assert set(ops[0]["gains"]) == expected
 
 
-def test_the_readme_table_is_replaced_between_its_markers(tmp_path, row):
-    readme = tmp_path / "README.md"
-    readme.write_text(f"# x\n\n{bench.README_BEGIN}\nold\n{bench.README_END}\n\n## after\n")
-    bench.write_readme(readme, "new table\n")
-    assert readme.read_text() == f"# x\n\n{bench.README_BEGIN}\nnew table\n{bench.README_END}\n\n## after\n"
-    readme.write_text("no markers")
-    with pytest.raises(SystemExit, match="markers"):
-        bench.write_readme(readme, "t")
+def _row(name: str, ratio: float, kind: str = "model", **extra) -> dict:
+    return {"workload": name, "kind": kind, "ops": ["CONV_2D"], "bit_exact": True, "default_level": "avx2",
+            "target": bench.XNNPACK_TARGET if kind != "operator" else None, "tflm_over_ours": 30.0,
+            "levels": [{"level": "avx2", "ms": 1.0, "xnnpack_over_ours": ratio},
+                       {"level": "portable", "ms": 4.0, "xnnpack_over_ours": 0.25}], **extra}
 
 
-def test_missed_targets_and_bit_differences_are_reported(row):
-    slow = {**row, "workload": "kws_dscnn_int8", "kind": "model", "ops": ["CONV_2D"], "tflm_over_ours": 3.0,
-            "ours_over_xnnpack": 1.5}
-    wrong = {**row, "bit_exact": False}
-    missed = bench.failures([row, slow, wrong])
-    assert any("kws_dscnn_int8: only 3.0x faster than tflite-micro" in m for m in missed)
-    assert any("kws_dscnn_int8: 1.50x LiteRT/XNNPACK" in m and "<= 1.0x" in m for m in missed)
-    assert any("differs from tflite-micro" in m for m in missed)
-    assert bench.failures([row]) == []
+def test_a_missed_xnnpack_target_at_the_default_level_is_named():
+    missed = bench.failures([_row("kws_dscnn_int8", 0.66), _row("resnet8_block", 0.999, kind="net"),
+                             _row("micro_speech_int8", 1.0), _row("conv 3x3", 0.5, kind="operator")])
+    assert missed == ["kws_dscnn_int8: XNNPACK / tvmdevice 0.66 at avx2 (target: >= 1.0)",
+                      "resnet8_block: XNNPACK / tvmdevice 1.00 at avx2 (target: >= 1.0)"]
 
 
-def test_the_resnet_style_model_runs_bit_exact_with_tflite_micro():
-    import numpy as np
+def test_bit_differences_and_the_tflite_micro_target_are_reported():
+    missed = bench.failures([_row("kws_dscnn_int8", 1.2, bit_exact=False, tflm_over_ours=3.0)])
+    assert missed == ["kws_dscnn_int8: output differs from tflite-micro",
+                      "kws_dscnn_int8: only 3.0x faster than tflite-micro (target: 10x)"]
 
-    import tvmdevice
-    from tvmdevice.testing.oracle import tflm_run
 
-    data = bench.resnet_style(blocks=1)
-    module = tvmdevice.compile(data, "cmsis-nn, c")
-    ops = [op.type for op in module.graph.operators]
-    assert ops.count("CONV_2D") == 3 and "ADD" in ops
-    x = np.random.default_rng(3).integers(-128, 128, size=(1, 32, 32, 16)).astype(np.int8)
-    with module.executor() as ex:
-        got = ex.run([x])[0]
-    np.testing.assert_array_equal(got, tflm_run(data, [x]).output(0))
+def test_save_refuses_a_partial_measurement(capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--save", "--workload", "add"])
+    assert "--save keeps the README's whole tables" in capsys.readouterr().err
 
 
 def test_every_simd_level_the_cpu_runs_is_measured_highest_first_and_the_portable_c_always():
@@ -93,32 +98,54 @@ def test_every_simd_level_the_cpu_runs_is_measured_highest_first_and_the_portabl
         bench.kernel_paths("nonesuch")
 
 
-def test_the_mobilenet_block_runs_bit_exact_with_tflite_micro():
+def test_workloads_are_chosen_by_name_and_an_unknown_name_is_refused():
+    chosen = bench.workloads("ops", ["mobilenet_v1_block", "depthwise 3x3 8ch", "resnet8_block"])
+    assert [w.name for w in chosen] == ["resnet8_block", "mobilenet_v1_block", "depthwise 3x3 8ch"]
+    assert {w.kind for w in chosen} == {"net", "operator"}
+    with pytest.raises(SystemExit, match="no workload named nonesuch"):
+        bench.workloads("ops", ["nonesuch"])
+
+
+def _run_against_tflm(data: bytes, seed: int):
     import numpy as np
 
     import tvmdevice
     from tvmdevice.testing.oracle import tflm_run
 
-    data = bench.mobilenet_v1_block()
     module = tvmdevice.compile(data, "cmsis-nn, c")
-    assert [op.type for op in module.graph.operators] == ["DEPTHWISE_CONV_2D", "CONV_2D"]
-    assert module.graph.tensor(module.graph.inputs[0]).shape == (1, 48, 48, 8)
-    x = np.random.default_rng(4).integers(-128, 128, size=(1, 48, 48, 8)).astype(np.int8)
+    shape = module.graph.tensor(module.graph.inputs[0]).shape
+    x = np.random.default_rng(seed).integers(-128, 128, size=shape).astype(np.int8)
     with module.executor() as ex:
         got = ex.run([x])[0]
     np.testing.assert_array_equal(got, tflm_run(data, [x]).output(0))
+    return module
 
 
-def test_workloads_are_chosen_by_name_and_an_unknown_name_is_refused():
-    chosen = bench.workloads("ops", ["mobilenet_v1_block", "depthwise 3x3 8ch", "mobilenet_v2_stem"])
-    assert [w.name for w in chosen] == ["mobilenet_v1_block", "mobilenet_v2_stem", "depthwise 3x3 8ch"]
-    with pytest.raises(SystemExit, match="no workload named nonesuch"):
-        bench.workloads("ops", ["nonesuch"])
+def test_the_resnet_style_model_runs_bit_exact_with_tflite_micro():
+    module = _run_against_tflm(built_models.resnet_style(blocks=1), 3)
+    ops = [op.type for op in module.graph.operators]
+    assert ops.count("CONV_2D") == 3 and "ADD" in ops
+
+
+def test_the_resnet8_block_has_a_3_channel_stem_and_runs_bit_exact():
+    module = _run_against_tflm(built_models.resnet8_block(), 5)
+    graph = module.graph
+    assert graph.tensor(graph.inputs[0]).shape == (1, 32, 32, 3)
+    assert [op.type for op in graph.operators] == ["CONV_2D", "CONV_2D", "CONV_2D", "ADD"]
+    stem = graph.operators[0]
+    assert graph.tensor(stem.outputs[0]).shape == (1, 32, 32, 16)
+    assert graph.operators[3].inputs[0] == stem.outputs[0]  # the skip connection adds the stem's output
+
+
+def test_the_mobilenet_block_runs_bit_exact_with_tflite_micro():
+    module = _run_against_tflm(built_models.mobilenet_v1_block(), 4)
+    assert [op.type for op in module.graph.operators] == ["DEPTHWISE_CONV_2D", "CONV_2D"]
+    assert module.graph.tensor(module.graph.inputs[0]).shape == (1, 48, 48, 8)
 
 
 def test_the_mobilenet_v2_stem_runs_on_cmsis_nn():
     import tvmdevice
 
-    module = tvmdevice.compile(bench.mobilenet_v2_stem(), "cmsis-nn, c")
+    module = tvmdevice.compile(built_models.mobilenet_v2_stem(), "cmsis-nn, c")
     assert [op.type for op in module.graph.operators] == ["CONV_2D"]
     assert [p.device for p in module.placement.ops] == ["cmsis-nn"]

@@ -1,18 +1,18 @@
-"""The README's memory and export tables are generated from the benchmarks' saved JSON (bench/figures/), and
-the saved memory figures are what bench_memory.py measures today."""
+"""The READMEs' figure tables are generated from the benchmarks' saved JSON (bench/figures/), each in the file
+it lives in, and the saved memory figures are what bench_memory.py measures today."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
 
 
 def _load(name: str):
@@ -31,26 +31,61 @@ figures = _load("figures")
 
 
 @pytest.mark.parametrize("name", sorted(figures.TABLES))
-def test_the_readme_table_is_the_saved_json(name):
-    text = README.read_text()
+def test_the_table_in_its_file_is_the_saved_json(name):
+    home = ROOT / figures.TABLES[name].home
+    text = home.read_text()
     assert figures.update(text, (name,)) == text, \
-        f"README.md's {name} table differs from bench/figures/{name}.json: python bench/figures.py --update README.md"
+        f"{home.relative_to(ROOT)}'s {name} table differs from bench/figures/{name}.json: " \
+        "python bench/figures.py --update"
 
 
-def test_a_changed_figure_is_caught(tmp_path, monkeypatch):
+def test_every_saved_figure_file_has_a_table():
+    saved = {p.stem for p in figures.FIGURES_DIR.glob("*.json")}
+    assert saved == set(figures.TABLES)
+
+
+def _copy_homes(tmp_path: Path, monkeypatch) -> None:
+    """The figure JSON and every home file copied under ``tmp_path``, which becomes the repository's root."""
+    (tmp_path / "figures").mkdir()
     for name in figures.TABLES:
-        (tmp_path / f"{name}.json").write_text(figures.figure_file(name).read_text())
-    rows = figures.load("memory")
-    rows[0]["ram"] += 1
-    (tmp_path / "memory.json").write_text(json.dumps(rows))
-    monkeypatch.setattr(figures, "FIGURES_DIR", tmp_path)
-    text = README.read_text()
-    assert figures.update(text, ("memory",)) != text
-    readme = tmp_path / "README.md"
-    readme.write_text(text)
-    assert figures.main(["--check", str(readme)]) == 1
-    assert figures.main(["--update", str(readme)]) == 0 and figures.main(["--check", str(readme)]) == 0
-    assert f"| {rows[0]['ram']:,} |" in readme.read_text()
+        shutil.copy(figures.figure_file(name), tmp_path / "figures" / f"{name}.json")
+    for home in figures.homes():
+        target = tmp_path / home.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(home, target)
+    monkeypatch.setattr(figures, "FIGURES_DIR", tmp_path / "figures")
+    monkeypatch.setattr(figures, "ROOT", tmp_path)
+
+
+@pytest.mark.parametrize("name, change, shown", [
+    ("memory", lambda rows: rows[0].update(ram=rows[0]["ram"] + 1), lambda rows: f"| {rows[0]['ram']:,} |"),
+    ("mcu_models", lambda rows: rows[0].update(instructions=rows[0]["instructions"] + 1),
+     lambda rows: f"{rows[0]['instructions']:,} ("),
+    ("host_speed", lambda rows: rows[0].update(tflm_ms=987.0), lambda rows: "| 987.00 |"),
+])
+def test_a_changed_figure_is_caught_and_rewritten_in_its_own_file(tmp_path, monkeypatch, name, change, shown):
+    _copy_homes(tmp_path, monkeypatch)
+    rows = figures.load(name)
+    change(rows)
+    (tmp_path / "figures" / f"{name}.json").write_text(json.dumps(rows))
+    home = tmp_path / figures.TABLES[name].home
+    others = [h for h in figures.homes() if h != home]
+    before = {h: h.read_text() for h in others}
+    assert figures.main(["--check"]) == 1
+    assert figures.main(["--check", str(home)]) == 1
+    for h in others:
+        assert figures.main(["--check", str(h)]) == 0
+    assert figures.main(["--update"]) == 0 and figures.main(["--check"]) == 0
+    assert shown(rows) in home.read_text()
+    assert {h: h.read_text() for h in others} == before
+
+
+def test_a_file_without_figure_tables_is_refused(tmp_path, capsys):
+    other = tmp_path / "NOTES.md"
+    other.write_text("# notes\n")
+    with pytest.raises(SystemExit):
+        figures.main(["--check", str(other)])
+    assert "holds no figure table" in capsys.readouterr().err
 
 
 def test_update_refuses_text_without_markers():

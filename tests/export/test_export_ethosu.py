@@ -22,6 +22,8 @@ from tvmdevice.aot.compiler import for_firmware
 from tvmdevice.aot.schedule import HOST
 from tvmdevice.cli.main import main
 from tvmdevice.export import run_export
+from tvmdevice.export.fit import budget
+from tvmdevice.firmware import DEFAULT_STACK_SIZE
 from tvmdevice.firmware.elf import read_elf
 from tvmdevice.testing.firmware import require_tools
 from tvmdevice.testing.oracle import tflm_run
@@ -185,6 +187,21 @@ def test_velas_fast_scratch_is_a_section_of_its_own(models_dir, tmp_path, cpu):
     if cpu != "host":
         symbol = read_elf(out / "build" / cpu / f"runner-{cpu}.elf").symbol("tvmd_ethosu_fast")
         assert symbol is not None and symbol.size == fast
+
+
+def test_the_fit_check_counts_the_npu_memories(exports, models_dir, tmp_path):
+    module, out, inputs, outputs = exports(models_dir, "kws_dscnn_int8")
+    meta = json.loads((out / "metadata.json").read_text())
+    (device,) = [d for d in meta["devices"] if d["name"] == "ethos-u"]
+    npu = sum(m["bytes"] for m in device["memories"])
+    assert npu > 0
+    # RAM for the pool, the inputs and outputs and the stack, but not for the NPU's own memories
+    plan_only = meta["memory"]["pools"][HOST]["bytes"] + sum(a.nbytes for a in (*inputs, *outputs)) \
+        + DEFAULT_STACK_SIZE + 16
+    with pytest.raises(tvmdevice.errors.InvalidArgumentError, match="npu_model") as refused:
+        module.export(tmp_path / "small", budget=budget(ram_kb=plan_only / 1024))
+    assert "does not fit --ram-kb" in str(refused.value) and not (tmp_path / "small").exists()
+    module.export(tmp_path / "enough", budget=budget(ram_kb=(plan_only + npu) / 1024))
 
 
 def test_run_json_reports_the_npu_counters_and_vela_estimates(exports, models_dir, tmp_path, capsys):

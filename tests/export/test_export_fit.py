@@ -90,3 +90,13 @@ def test_constants_in_external_memory_count_there():
     an386 = budget("mps2-an386")
     assert an386.problems(Needs(3_600_000, 20_000, 100_000, 2_000, external_constants=True)) == []
     assert "over by" in Budget("tiny", 1024, None).problems(Needs(2048, 0, 0, 0, external_constants=True))[0]
+
+
+def test_the_memories_devices_define_count_in_ram_and_are_named():
+    needs = Needs(0, 0, 1_000, 100, stack=1_000,
+                  device_memories=(("npu_fast_scratch", 2_000), ("npu_model", 11_520), ("unused", 0)))
+    assert needs.ram == 1_000 + 2_000 + 11_520 + 100 + 1_000
+    (line,) = Budget("small", None, 10_000).problems(needs)
+    assert "RAM needs 15,620 B (host pool 1,000 B + npu_fast_scratch 2,000 B + npu_model 11,520 B + inputs" in line
+    assert "unused" not in line and "over by 5,620 B" in line
+    assert Budget("exact", None, needs.ram).problems(needs) == []

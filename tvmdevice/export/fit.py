@@ -1,8 +1,10 @@
 """Will an exported model fit the chip?  Its plan against a board's memories, before anything is built.
 
 The plan knows exactly what the model needs beside its code: flash for its constant tensors and its
-operators' params, RAM for the host pool (yours with external pools, still in RAM), the runner's input
-and output buffers and the stack the firmware reserves (:data:`tvmdevice.firmware.DEFAULT_STACK_SIZE`).
+operators' params, RAM for the host pool (yours with external pools, still in RAM), the memories devices
+define themselves (:class:`~tvmdevice.export.StaticMemory`: an NPU's fast scratch, a functional model's
+working memory; the built-in boards link them in RAM), the runner's input and output buffers and the stack
+the firmware reserves (:data:`tvmdevice.firmware.DEFAULT_STACK_SIZE`).
 The code is known only once linked, so the flash check is a floor: a plan over it cannot fit, and the
 link of ``tvmdevice run DIR --cpu ...`` reports an overflow the code adds (its region and bytes).
 Constants placed in external memory (``constants_region="external"``) count against that memory.
@@ -38,14 +40,20 @@ class Needs:
     stack: int = DEFAULT_STACK_SIZE
     #: the constants go to the board's external memory
     external_constants: bool = False
+    #: the memories the devices define outside the plan, (name, bytes) each
+    device_memories: tuple[tuple[str, int], ...] = ()
 
     def flash(self, external: bool) -> int:
         """Flash for the params, and for the constants unless they go to external memory."""
         return self.params + (0 if external else self.constants)
 
     @property
+    def device_memory(self) -> int:
+        return sum(size for _, size in self.device_memories)
+
+    @property
     def ram(self) -> int:
-        return self.host_pool + self.io + self.stack
+        return self.host_pool + self.device_memory + self.io + self.stack
 
 
 @dataclass(frozen=True)
@@ -79,8 +87,9 @@ class Budget:
                 found.append(f"{self.external[0]} needs {needs.constants:,} B of constants of {self.external[1]:,} B: "
                              f"over by {needs.constants - self.external[1]:,} B")
         if self.ram is not None and needs.ram > self.ram:
-            found.append(f"RAM needs {needs.ram:,} B (host pool {needs.host_pool:,} B + inputs and outputs "
-                         f"{needs.io:,} B + stack {needs.stack:,} B) of {self.ram:,} B: over by "
+            devices = "".join(f" + {name} {size:,} B" for name, size in needs.device_memories if size)
+            found.append(f"RAM needs {needs.ram:,} B (host pool {needs.host_pool:,} B{devices} + inputs and "
+                         f"outputs {needs.io:,} B + stack {needs.stack:,} B) of {self.ram:,} B: over by "
                          f"{needs.ram - self.ram:,} B")
         return found
 

@@ -103,7 +103,8 @@ def export(module: "CompiledModule", directory: "str | Path", *, name: str | Non
     if budget is not None:
         budget.check(Needs(generated.constant_bytes, generated.params_bytes, module.plan.pools[HOST].size,
                            sum(io.nbytes for io in (*generated.inputs, *generated.outputs)),
-                           external_constants=constants_region == "external"))
+                           external_constants=constants_region == "external",
+                           device_memories=tuple((m.name, m.size) for d in devices for m in d.memories)))
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))

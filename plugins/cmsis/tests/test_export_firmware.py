@@ -151,6 +151,17 @@ OPERATORS = {
                                   input_zero_point=5)),
     "conv_strided": ("CONV_2D", dict(input_shape=(1, 9, 7, 3), filters=6, kernel=3, stride=2, padding="SAME",
                                      input_zero_point=-20, activation="RELU6")),
+    # MVE: rows of 37 values (two 16-value steps and a tail of 5), a last block of 1 pixel, 9 channels
+    # (two 4-channel groups and one).
+    "pointwise_steps_and_tail": ("CONV_2D", dict(input_shape=(1, 5, 2, 37), filters=9, kernel=1, per_channel=False,
+                                                 input_zero_point=-7)),
+    # MVE: rows of 5 values (the tail alone), 70 channels (past one run of 64 whose offset and bias terms are
+    # taken together), a last block of 2 pixels.
+    "pointwise_many_channels": ("CONV_2D", dict(input_shape=(1, 4, 5, 5), filters=70, kernel=1, per_channel=True,
+                                                input_zero_point=12)),
+    # Two groups and dilation: the rows built tap by tap.
+    "conv_groups_dilated": ("CONV_2D", dict(input_shape=(1, 9, 8, 6), filters=4, kernel=3, groups=2, dilation=2,
+                                            padding="SAME", per_channel=True, input_zero_point=3)),
     "depthwise_dm1": ("DEPTHWISE_CONV_2D", dict(input_shape=(1, 6, 5, 13), kernel=3, depth_multiplier=1,
                                                 per_channel=True, padding="SAME", input_zero_point=7)),
     # MVE: blocks of 16 depthwise channels (int16 lanes, even/odd products), then an 8-channel tail.

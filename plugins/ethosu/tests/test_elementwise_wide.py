@@ -153,3 +153,14 @@ def test_a_16_bit_mul_whose_rescale_could_overflow_64_bits_is_refused():
     assert ran.view(np.int16)[:2].tolist() == [3, 0]
     assert run(0x006, MUL, [1, 2], [3, 4], scale=(0xFFFF_FFFF, 40), extra=as_16_bit + far) == \
         "OFM_SCALE (overflows 64 bits)"
+
+
+def test_an_8_bit_mul_whose_rescale_could_overflow_64_bits_is_refused():
+    # the 8-bit operation shares the wide one's bound: operands less far zero points, times the OFM scale
+    as_8_bit = [cmd0(0x105, 1), cmd0(0x185, 1), cmd0(0x114, 1 | 1 << 8)]  # signed 8-bit IFM, IFM2 and OFM
+    far = [cmd0(0x109, 0x8000), cmd0(0x189, 0x8000)]  # zero points -32768: operands up to 32895
+    # the int32 inputs' bytes read as 8-bit elements: IFM (1, 0), IFM2 (3, 0); products times 2^30 >> 30
+    ran = run(0x006, MUL, [1, 2], [3, 4], scale=(0x4000_0000, 30), extra=as_8_bit)
+    assert ran.view(np.int8)[:2].tolist() == [3, 0]
+    assert run(0x006, MUL, [1, 2], [3, 4], scale=(0xFFFF_FFFF, 63), extra=as_8_bit + far) == \
+        "OFM_SCALE (overflows 64 bits)"

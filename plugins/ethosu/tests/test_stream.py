@@ -169,6 +169,13 @@ def test_dma_copies_between_regions_and_counts_its_bytes():
     assert regions[2].tolist() == [0] * 4 + list(range(8, 18)) + [0] * 2
 
 
+def test_a_zero_length_dma_from_an_empty_region_moves_nothing():
+    regions = [np.zeros(4, np.uint8), np.zeros(0, np.uint8), np.full(8, 7, np.uint8)]
+    code, field, _, operations, _, dma_bytes = _ethosu.stream_run(np.frombuffer(_dma(1, 2, 0, 8, 0), np.uint8), regions)
+    assert (code, field, operations, dma_bytes) == (_ethosu.STREAM_OK, None, 2, 0)
+    assert regions[2].tolist() == [7] * 8
+
+
 def test_dma_into_the_read_only_region_or_past_a_region_is_refused():
     code, _, _, _, _, field, _ = check(_dma(1, 0, 0, 0, 4), [16, 16])
     assert (code, field) == (_ethosu.STREAM_UNSUPPORTED, "DMA0_DST_REGION (read-only)")

@@ -329,7 +329,8 @@ int32_t ethosu_op_dma(ethosu_npu_t* npu, int execute) {
   if (src + len > npu->region_size[src_r & 0xFFu] || dst + len > npu->region_size[dst_r & 0xFFu]) {
     return ethosu_refuse(npu, "DMA0 addresses (outside the region)");
   }
-  if (!execute) return 0;
+  /* A zero-length transfer moves nothing; its region may be unset (NULL), and memmove must not see it. */
+  if (!execute || len == 0) return 0;
   memmove(npu->region[dst_r & 0xFFu] + dst, npu->region[src_r & 0xFFu] + src, (size_t)len);
   npu->dma_bytes += len;
   return 0;

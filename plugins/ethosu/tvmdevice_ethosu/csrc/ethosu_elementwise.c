@@ -49,10 +49,20 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
     return ethosu_refuse(npu, "OFM_SCALE (MIN/MAX with a scale)");
   }
   if ((mode == EW_ADD || mode == EW_SUB) && ethosu_operand_scale_check(npu)) return 1;
+  if (scaled && ethosu_elementwise_rescale_check(npu, mode, in, in2, bc, npu->reg32[R1_OFM_SCALE])) return 1;
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
   if (ethosu_lut_check(npu, table)) return 1;
   if ((act >> 12 & 0xFu) != 0u) return ethosu_refuse(npu, "ACTIVATION clip range");
   return ethosu_elementwise_shapes(npu, in, in2, out, bc, 1);
+}
+
+int ethosu_elementwise_rescale_check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_t* in2,
+                                     uint32_t bc, uint64_t multiplier) {
+  /* a scalar IFM2 is a sign-extended 16-bit register less a zero point: at most 2^16 from it */
+  const uint64_t m1 = fm_magnitude(in), m2 = BROADCAST_SCALAR(bc) ? 0x10000u : fm_magnitude(in2);
+  const uint64_t bound = mode == EW_MUL ? m1 * m2 : ethosu_operand_scale_bound(npu, m1, m2);
+  const int32_t shift = (int32_t)(npu->hi32[R1_OFM_SCALE] & 0x3Fu);
+  return ethosu_rescale_fits(bound, multiplier, shift) ? 0 : ethosu_refuse(npu, "OFM_SCALE (overflows 64 bits)");
 }
 
 int ethosu_elementwise_shapes(ethosu_npu_t* npu, const fmap_t* in, const fmap_t* in2, const fmap_t* out,

@@ -23,4 +23,10 @@ enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_MIN = 3, EW_MAX = 4, EW_CLZ = 7, E
 int ethosu_elementwise_shapes(ethosu_npu_t* npu, const fmap_t* in, const fmap_t* in2, const fmap_t* out,
                               uint32_t bc, int with_ifm2);
 
+/* 0 when a scaled mode's (MUL, ADD, SUB) largest product or combined sum, times `multiplier` (the OFM
+ * scale, 1 for a 32-bit OFM), fits the 64 bits the rescale computes in; else refuses with OFM_SCALE.  A
+ * register setting (zero points far from the data, a large scale) could otherwise overflow it. */
+int ethosu_elementwise_rescale_check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_t* in2,
+                                     uint32_t bc, uint64_t multiplier);
+
 #endif /* TVMD_ETHOSU_ELEMENTWISE_H_ */

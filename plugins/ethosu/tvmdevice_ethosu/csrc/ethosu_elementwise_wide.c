@@ -95,13 +95,8 @@ static int check(ethosu_npu_t* npu, uint32_t mode, const fmap_t* in, const fmap_
     }
   }
   if ((mode == EW_ADD || mode == EW_SUB) && ethosu_operand_scale_check(npu)) return 1;
-  if (scaled) { /* the products' and sums' magnitude, times the OFM scale, within 64 bits */
-    const uint64_t m1 = fm_magnitude(in), m2 = BROADCAST_SCALAR(bc) ? 0x10000u : fm_magnitude(in2);
-    const uint64_t bound = mode == EW_MUL ? m1 * m2 : ethosu_operand_scale_bound(npu, m1, m2);
-    const int32_t shift = (int32_t)(npu->hi32[R1_OFM_SCALE] & 0x3Fu);
-    if (!ethosu_rescale_fits(bound, wide ? 1u : npu->reg32[R1_OFM_SCALE], shift)) {
-      return ethosu_refuse(npu, "OFM_SCALE (overflows 64 bits)");
-    }
+  if (scaled && ethosu_elementwise_rescale_check(npu, mode, in, in2, bc, wide ? 1u : npu->reg32[R1_OFM_SCALE])) {
+    return 1;
   }
   if (REG(npu, R_IFM_UPSCALE) != 0u) return ethosu_refuse(npu, "IFM_UPSCALE");
   if (out->elem == 4u) {
