@@ -3,33 +3,16 @@ SIMD level, its target checks, the VNNI gain check and the built networks.  Time
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from bench_scripts import load
 
 pytest.importorskip("tvmdevice_cmsis")
 pytest.importorskip("ai_edge_litert.interpreter")
 pytest.importorskip("tflite_micro.python.tflite_micro.runtime")
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
 
-
-def _load(name: str):
-    sys.path.insert(0, str(BENCH))  # the benchmarks import each other as scripts do
-    try:
-        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # its dataclasses look their module up
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCH))
-
-
-bench = _load("bench_cmsis")
-built_models = _load("built_models")
+bench = load("bench_cmsis")
+built_models = load("built_models")
 
 
 @pytest.fixture(scope="module")

@@ -3,31 +3,14 @@ over the tests' bound too; kernel code and bit differences are misses."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from bench_scripts import load
 
 pytest.importorskip("tvmdevice_cmsis")
 pytest.importorskip("rich")
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
 
-
-def _load(name: str):
-    sys.path.insert(0, str(BENCH))  # the benchmarks import each other as scripts do
-    try:
-        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCH))
-
-
-bench_mcu = _load("bench_mcu")
+bench_mcu = load("bench_mcu")
 
 
 def _row(cpu: str, instructions: int, anchor: int | None, **extra) -> dict:

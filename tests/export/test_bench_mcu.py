@@ -4,11 +4,8 @@ its row renders in the built-shapes table."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from bench_scripts import load
 
 from tvmdevice.testing.firmware import require_tools
 
@@ -16,31 +13,17 @@ pytest.importorskip("tvmdevice_cmsis")
 pytest.importorskip("rich")
 pytestmark = pytest.mark.export
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def _load(name: str):
-    sys.path.insert(0, str(BENCH))  # the benchmarks import each other as scripts do
-    try:
-        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCH))
-
 
 def test_the_mobilenet_block_runs_operator_by_operator_on_m55(tmp_path):
     require_tools("cortex-m55")
-    bench_mcu = _load("bench_mcu")
-    built_models = _load("built_models")
+    bench_mcu = load("bench_mcu")
+    built_models = load("built_models")
     rows = bench_mcu.measure_operators("mobilenet_v1_block", built_models.mobilenet_v1_block(), ("cortex-m55",),
                                        tmp_path)
     assert [(r["type"], r["shape"]) for r in rows] == [
         ("DEPTHWISE_CONV_2D", "48x48x8 -> 48x48x8, 3x3 /1"), ("CONV_2D", "48x48x8 -> 48x48x16, 1x1 /1")]
     assert [r["macs"] for r in rows] == [48 * 48 * 8 * 9, 48 * 48 * 16 * 8]
     assert all(r["bit_exact"] and r["instructions"] > 0 and r["cpu"] == "cortex-m55" for r in rows)
-    table = _load("mcu_tables").built_operator_table(rows)
+    table = load("mcu_tables").built_operator_table(rows)
     line = f"| mobilenet_v1_block | 1 | CONV_2D | 48x48x8 -> 48x48x16, 1x1 /1 | 294,912 | {rows[1]['instructions']:,} ("
     assert line in table
