@@ -268,8 +268,10 @@ def test_fully_connected_batch1_weights_offset(level, zero_point, panels):
 PAIRS = (np.repeat(np.arange(-128, 128, dtype=np.int8), 256), np.tile(np.arange(-128, 128, dtype=np.int8), 256))
 
 #: (input scale, input zero point, input 2 scale, input 2 zero point, output scale, output zero point, activation).
+#: The last: MUL's output factor 1.25 (a left shift, no rounding shift).
 QUANT_SETS = [(0.05, 0, 0.05, 0, 0.1, 0, "NONE"), (0.0039, -128, 0.11, 17, 0.02, -3, "RELU"),
-              (0.2, 127, 0.013, -128, 0.5, 100, "RELU6"), (0.031, -5, 0.031, -5, 0.004, -128, "RELU_N1_TO_1")]
+              (0.2, 127, 0.013, -128, 0.5, 100, "RELU6"), (0.031, -5, 0.031, -5, 0.004, -128, "RELU_N1_TO_1"),
+              (0.5, 3, 0.25, -7, 0.1, 2, "NONE")]
 
 
 def assert_inputs_bit_exact(model: bytes, inputs: list[np.ndarray], level: str) -> None:

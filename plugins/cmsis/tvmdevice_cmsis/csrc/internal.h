@@ -97,6 +97,9 @@ void tvmd_cmsis_gemv_s8_avx2(const int8_t* x, int32_t depth, const int8_t* w, in
  * its innermost strides are 0 or 1 (returns 1), else nothing (returns 0). */
 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int op, const int8_t* in1,
                                    const int8_t* in2, int8_t* out);
+/* The same on AVX-512 (64 values a step); also 0 for a shift below -31. */
+int tvmd_cmsis_elementwise_s8_avx512(const tvmd_cmsis_elementwise_params_t* p, int op, const int8_t* in1,
+                                     const int8_t* in2, int8_t* out);
 /* out[i] = max (is_max) or min of a[i * sa] and b[i * sb], i < n; the steps
  * sa, sb are 1 (contiguous) or 0 (one value repeated). */
 void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, int32_t sa, const int8_t* b, int32_t sb, int32_t n, int is_max,
