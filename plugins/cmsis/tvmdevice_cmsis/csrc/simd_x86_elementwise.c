@@ -112,14 +112,36 @@ static inline int scale20_exact(int32_t left_shift, int32_t multiplier, int32_t 
   return left_shift == 20 && multiplier >= 2048 && shift <= 0 && shift >= -31;
 }
 
+/* How an ADD/SUB input (an int8 plus its offset, |a| <= 255) is scaled:
+ * MBQM(a << ls, 2^30, 0) with 1 <= ls <= 20 (the larger input scale of
+ * TFLM's ADD: a factor of exactly 1/2) is a << (ls - 1), exactly (a << ls is
+ * even and within int32, so (a * 2^ls * 2^30 + 2^30) / 2^31 rounds down to
+ * a * 2^(ls-1)); otherwise scale20 when exact (TFLM's other factors), else
+ * (AVX2 only: the AVX-512 path leaves such parameters to it) the general
+ * requantization. */
+#define TVMD_EW_SCALE_HALF 0
+#define TVMD_EW_SCALE_20 1
+#define TVMD_EW_SCALE_NONE 2
+
+static inline int input_scaling(int32_t left_shift, int32_t multiplier, int32_t shift) {
+  if (multiplier == (1 << 30) && shift == 0 && left_shift >= 1 && left_shift <= 20) return TVMD_EW_SCALE_HALF;
+  return scale20_exact(left_shift, multiplier, shift) ? TVMD_EW_SCALE_20 : TVMD_EW_SCALE_NONE;
+}
+
 typedef struct {
   quant8_t q1, q2, qo;
   scale20_t f1, f2; /* the input scalings when fast */
   __m256i off1, off2, out_off, lo, hi;
-  __m128i left_shift;
-  int op;   /* TVMD_CMSIS_EW_* */
-  int fast; /* ADD/SUB inputs scaled by scale20 */
+  __m128i left_shift, half_shift; /* half_shift: left_shift - 1 */
+  int op;           /* TVMD_CMSIS_EW_* */
+  int mode1, mode2; /* TVMD_EW_SCALE_* */
 } elementwise8_t;
+
+AVX2_INLINE __m256i scale_input8(const elementwise8_t* e, __m256i u, int mode, const scale20_t* f, const quant8_t* q) {
+  if (mode == TVMD_EW_SCALE_HALF) return _mm256_sll_epi32(u, e->half_shift);
+  if (mode == TVMD_EW_SCALE_20) return apply20(u, f);
+  return apply(_mm256_sll_epi32(u, e->left_shift), q);
+}
 
 AVX2_INLINE __m128i step16(const elementwise8_t* e, const int8_t* x, int32_t s1, const int8_t* y, int32_t s2) {
   __m256i a[2], b[2], r[2];
@@ -130,8 +152,8 @@ AVX2_INLINE __m128i step16(const elementwise8_t* e, const int8_t* x, int32_t s1,
     __m256i raw;
     if (e->op != TVMD_CMSIS_EW_MUL) {
       /* ADD and SUB: both scaled, summed or subtracted (wrapping as int32). */
-      const __m256i su = e->fast ? apply20(u, &e->f1) : apply(_mm256_sll_epi32(u, e->left_shift), &e->q1);
-      const __m256i sv = e->fast ? apply20(v, &e->f2) : apply(_mm256_sll_epi32(v, e->left_shift), &e->q2);
+      const __m256i su = scale_input8(e, u, e->mode1, &e->f1, &e->q1);
+      const __m256i sv = scale_input8(e, v, e->mode2, &e->f2, &e->q2);
       raw = apply(e->op == TVMD_CMSIS_EW_SUB ? _mm256_sub_epi32(su, sv) : _mm256_add_epi32(su, sv), &e->qo);
     } else {
       raw = apply(_mm256_mullo_epi32(u, v), &e->qo);
@@ -175,12 +197,11 @@ AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p
   e.lo = _mm256_set1_epi32(p->act_min);
   e.hi = _mm256_set1_epi32(p->act_max);
   e.left_shift = _mm_cvtsi32_si128(p->left_shift);
-  e.fast = scale20_exact(p->left_shift, p->input1_multiplier, p->input1_shift) &&
-           scale20_exact(p->left_shift, p->input2_multiplier, p->input2_shift);
-  if (e.fast) {
-    e.f1 = scale20(p->input1_multiplier, p->input1_shift);
-    e.f2 = scale20(p->input2_multiplier, p->input2_shift);
-  }
+  e.half_shift = _mm_cvtsi32_si128(p->left_shift - 1);
+  e.mode1 = input_scaling(p->left_shift, p->input1_multiplier, p->input1_shift);
+  e.mode2 = input_scaling(p->left_shift, p->input2_multiplier, p->input2_shift);
+  e.f1 = scale20(p->input1_multiplier, p->input1_shift);
+  e.f2 = scale20(p->input2_multiplier, p->input2_shift);
   /* The outer dimensions walked as broadcast.h's odometer does. */
   int32_t index[TVMD_CMSIS_MAX_DIMS] = {0};
   size_t o1 = 0, o2 = 0;
@@ -290,21 +311,6 @@ AVX512_INLINE __m512i apply20x16(__m512i a, const scale20x16_t* f) {
   const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(_mm512_mullo_epi32(a, f->mh), f->half),
                                        _mm512_srai_epi32(low, 11));
   return _mm512_srai_epi32(sum, f->right);
-}
-
-/* How an ADD/SUB input (an int8 plus its offset, |a| <= 255) is scaled:
- * MBQM(a << ls, 2^30, 0) with 1 <= ls <= 20 (the larger input scale of
- * TFLM's ADD: a factor of exactly 1/2) is a << (ls - 1), exactly (a << ls is
- * even and within int32, so (a * 2^ls * 2^30 + 2^30) / 2^31 rounds down to
- * a * 2^(ls-1)); otherwise scale20 when exact (TFLM's other factors); other
- * parameters are left to the AVX2 path. */
-#define TVMD_EW_SCALE_HALF 0
-#define TVMD_EW_SCALE_20 1
-#define TVMD_EW_SCALE_NONE 2
-
-static inline int input_scaling(int32_t left_shift, int32_t multiplier, int32_t shift) {
-  if (multiplier == (1 << 30) && shift == 0 && left_shift >= 1 && left_shift <= 20) return TVMD_EW_SCALE_HALF;
-  return scale20_exact(left_shift, multiplier, shift) ? TVMD_EW_SCALE_20 : TVMD_EW_SCALE_NONE;
 }
 
 typedef struct {
@@ -430,8 +436,8 @@ AVX2_INLINE void minmax_step16(const int8_t* a, int32_t sa, __m256i ca, const in
 /* The last partial step is a whole step ending at n, overlapping the one
  * before: it rewrites those outputs with the same values (also when out
  * is an input: max(max(x, y), y) = max(x, y)). */
-AVX2 void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, int32_t sa, const int8_t* b, int32_t sb, int32_t n, int is_max,
-                                    int8_t* out) {
+AVX2_INLINE void minmax_run(const int8_t* a, int32_t sa, const int8_t* b, int32_t sb, int32_t n, int is_max,
+                            int8_t* out) {
   if (n <= 0) return;
   const __m256i ca = _mm256_set1_epi8(a[0]), cb = _mm256_set1_epi8(b[0]);
   int32_t i = 0;
@@ -446,6 +452,15 @@ AVX2 void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, int32_t sa, const int8_t* b
       const int8_t x = a[i * sa], y = b[i * sb];
       out[i] = is_max ? (x > y ? x : y) : (x < y ? x : y);
     }
+  }
+}
+
+/* Rows of runs: row r reads a + r * a_row and b + r * b_row (a row step of
+ * 0 repeats an operand's run) and writes out + r * n; the runs as above. */
+AVX2 void tvmd_cmsis_minmax_rows_s8_avx2(const int8_t* a, int32_t sa, size_t a_row, const int8_t* b, int32_t sb,
+                                         size_t b_row, int32_t n, int32_t rows, int is_max, int8_t* out) {
+  for (int32_t r = 0; r < rows; r++) {
+    minmax_run(a + (size_t)r * a_row, sa, b + (size_t)r * b_row, sb, n, is_max, out + (size_t)r * (size_t)n);
   }
 }
 
