@@ -393,11 +393,9 @@ AVX512 int tvmd_cmsis_elementwise_s8_avx512(const tvmd_cmsis_elementwise_params_
   e.op = op;
   e.mode1 = input_scaling(p->left_shift, p->input1_multiplier, p->input1_shift);
   e.mode2 = input_scaling(p->left_shift, p->input2_multiplier, p->input2_shift);
-  if (op != TVMD_CMSIS_EW_MUL) {
-    if (e.mode1 == TVMD_EW_SCALE_NONE || e.mode2 == TVMD_EW_SCALE_NONE) return 0;
-    e.f1 = scale20x16(p->input1_multiplier, p->input1_shift);
-    e.f2 = scale20x16(p->input2_multiplier, p->input2_shift);
-  }
+  if (op != TVMD_CMSIS_EW_MUL && (e.mode1 == TVMD_EW_SCALE_NONE || e.mode2 == TVMD_EW_SCALE_NONE)) return 0;
+  e.f1 = scale20x16(p->input1_multiplier, p->input1_shift);
+  e.f2 = scale20x16(p->input2_multiplier, p->input2_shift);
   e.qo = quant16(p->output_multiplier, p->output_shift);
   e.off1 = _mm512_set1_epi32(p->input1_offset);
   e.off2 = _mm512_set1_epi32(p->input2_offset);
