@@ -111,6 +111,8 @@ void tvmd_cmsis_minmax_rows_s8_avx2(const int8_t* a, int32_t sa, size_t a_row, c
  * and for count distances each one's output for one row (outs). */
 void tvmd_cmsis_softmax_exps_avx2(const tvmd_cmsis_softmax_params_t* p, int32_t span, int32_t* exps,
                                   int32_t* terms);
+/* The smallest (*lo) and largest (*hi) of x[0..depth). */
+void tvmd_cmsis_softmax_row_range_avx2(const int8_t* x, int32_t depth, int32_t* lo, int32_t* hi);
 void tvmd_cmsis_softmax_outputs_avx2(const int32_t* exps, int32_t count, int32_t shifted_scale, int exponent,
                                      int32_t out_min, int32_t out_max, int32_t* outs);
 /* MAX_POOL_2D and AVERAGE_POOL_2D, int8, on AVX2 (simd_x86_pooling.c); the

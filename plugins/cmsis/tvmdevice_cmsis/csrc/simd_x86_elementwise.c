@@ -81,9 +81,11 @@ AVX2_INLINE void widen16(const int8_t* x, int32_t stride, __m256i* lo, __m256i* 
  * (ml < 2^11) and nesting the floors:
  *   result = (a * mh + 2^(r-1) + ((a * ml + 2^10 - [a < 0] * 2^11) >> 11)) >> r
  * (the 2^(r-1) and [a < 0] terms only when r > 0), every term within int32
- * (|a * mh| < 2^28, |a * ml| < 2^19). */
+ * (|a * mh| < 2^28, |a * ml| < 2^19).  a * ml - [a < 0] * 2^11 is one
+ * vpmaddwd: the int32 lane a read as two int16 is (a, a < 0 ? -1 : 0), times
+ * the pair (ml, 2^11). */
 typedef struct {
-  __m256i mh, ml, half, sign, c10;
+  __m256i mh, ml_sign, half, c10; /* ml_sign: the int16 pair (ml, 2^11 when r > 0, else 0) */
   __m128i right;
 } scale20_t;
 
@@ -91,17 +93,15 @@ AVX2_INLINE scale20_t scale20(int32_t multiplier, int32_t shift) {
   scale20_t f;
   const int32_t r = -shift;
   f.mh = _mm256_set1_epi32(multiplier >> 11);
-  f.ml = _mm256_set1_epi32(multiplier & 2047);
+  f.ml_sign = _mm256_set1_epi32((multiplier & 2047) | (r > 0 ? 2048 << 16 : 0));
   f.half = _mm256_set1_epi32(r > 0 ? (int32_t)((uint32_t)1 << (r - 1)) : 0);
-  f.sign = _mm256_set1_epi32(r > 0 ? 2048 : 0);
   f.c10 = _mm256_set1_epi32(1024);
   f.right = _mm_cvtsi32_si128(r);
   return f;
 }
 
 AVX2_INLINE __m256i apply20(__m256i a, const scale20_t* f) {
-  const __m256i low = _mm256_sub_epi32(_mm256_add_epi32(_mm256_mullo_epi32(a, f->ml), f->c10),
-                                       _mm256_and_si256(_mm256_srai_epi32(a, 31), f->sign));
+  const __m256i low = _mm256_add_epi32(_mm256_madd_epi16(a, f->ml_sign), f->c10);
   const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(a, f->mh), f->half),
                                        _mm256_srai_epi32(low, 11));
   return _mm256_sra_epi32(sum, f->right);
@@ -289,7 +289,7 @@ AVX512_INLINE __m512i apply16_unfixed(__m512i x, const quant16_t* q) {
 
 /* scale20 on 16 lanes (the identity above apply20). */
 typedef struct {
-  __m512i mh, ml, half, sign, c10;
+  __m512i mh, ml_sign, half, c10;
   uint32_t right;
 } scale20x16_t;
 
@@ -297,17 +297,15 @@ AVX512_INLINE scale20x16_t scale20x16(int32_t multiplier, int32_t shift) {
   scale20x16_t f;
   const int32_t r = -shift;
   f.mh = _mm512_set1_epi32(multiplier >> 11);
-  f.ml = _mm512_set1_epi32(multiplier & 2047);
+  f.ml_sign = _mm512_set1_epi32((multiplier & 2047) | (r > 0 ? 2048 << 16 : 0));
   f.half = _mm512_set1_epi32(r > 0 ? (int32_t)((uint32_t)1 << (r - 1)) : 0);
-  f.sign = _mm512_set1_epi32(r > 0 ? 2048 : 0);
   f.c10 = _mm512_set1_epi32(1024);
   f.right = (uint32_t)r;
   return f;
 }
 
 AVX512_INLINE __m512i apply20x16(__m512i a, const scale20x16_t* f) {
-  const __m512i low = _mm512_sub_epi32(_mm512_add_epi32(_mm512_mullo_epi32(a, f->ml), f->c10),
-                                       _mm512_and_si512(_mm512_srai_epi32(a, 31), f->sign));
+  const __m512i low = _mm512_add_epi32(_mm512_madd_epi16(a, f->ml_sign), f->c10);
   const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(_mm512_mullo_epi32(a, f->mh), f->half),
                                        _mm512_srai_epi32(low, 11));
   return _mm512_srai_epi32(sum, f->right);

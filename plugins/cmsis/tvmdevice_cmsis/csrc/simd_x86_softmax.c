@@ -92,4 +92,35 @@ AVX2 void tvmd_cmsis_softmax_outputs_avx2(const int32_t* exps, int32_t count, in
   }
 }
 
+AVX2 void tvmd_cmsis_softmax_row_range_avx2(const int8_t* x, int32_t depth, int32_t* lo, int32_t* hi) {
+  int32_t c = 0, mn = INT8_MAX, mx = INT8_MIN;
+  if (depth >= 32) {
+    __m256i vmin = _mm256_set1_epi8(INT8_MAX), vmax = _mm256_set1_epi8(INT8_MIN);
+    for (; c + 32 <= depth; c += 32) {
+      const __m256i v = _mm256_loadu_si256((const __m256i*)(const void*)(x + c));
+      vmin = _mm256_min_epi8(vmin, v);
+      vmax = _mm256_max_epi8(vmax, v);
+    }
+    if (c < depth) { /* the last 32 entries again: min and max do not mind */
+      const __m256i v = _mm256_loadu_si256((const __m256i*)(const void*)(x + depth - 32));
+      vmin = _mm256_min_epi8(vmin, v);
+      vmax = _mm256_max_epi8(vmax, v);
+    }
+    int8_t lanes_min[32], lanes_max[32];
+    _mm256_storeu_si256((__m256i*)(void*)lanes_min, vmin);
+    _mm256_storeu_si256((__m256i*)(void*)lanes_max, vmax);
+    for (int k = 0; k < 32; k++) {
+      mn = lanes_min[k] < mn ? lanes_min[k] : mn;
+      mx = lanes_max[k] > mx ? lanes_max[k] : mx;
+    }
+    c = depth;
+  }
+  for (; c < depth; c++) {
+    mn = x[c] < mn ? x[c] : mn;
+    mx = x[c] > mx ? x[c] : mx;
+  }
+  *lo = mn;
+  *hi = mx;
+}
+
 #endif /* TVMD_CMSIS_X86 */

@@ -143,16 +143,6 @@ static inline void store_value(void* output, size_t i, int out_bits, int32_t v) 
  * excluded entry adds 0 and outputs out_min, as an exponential of 0 does);
  * a row whose distances are fewer than its entries maps them through a
  * table of its outputs. */
-/* The smallest and largest of a row's depth values. */
-static inline void row_range(const int8_t* x, int32_t depth, int32_t* lo, int32_t* hi) {
-  *lo = INT8_MAX;
-  *hi = INT8_MIN;
-  for (int32_t c = 0; c < depth; c++) {
-    *lo = tvmd_cmsis_min(*lo, x[c]);
-    *hi = tvmd_cmsis_max(*hi, x[c]);
-  }
-}
-
 static void softmax_rows_memoized(const tvmd_cmsis_softmax_params_t* p, const int8_t* input, void* output,
                                   int out_bits) {
   const int32_t depth = p->depth;
@@ -161,7 +151,7 @@ static void softmax_rows_memoized(const tvmd_cmsis_softmax_params_t* p, const in
   int32_t span = 0; /* the largest distance below a row's maximum */
   for (int32_t r = 0; r < p->rows; r++) {
     int32_t lo, hi;
-    row_range(input + (size_t)r * (size_t)depth, depth, &lo, &hi);
+    tvmd_cmsis_softmax_row_range_avx2(input + (size_t)r * (size_t)depth, depth, &lo, &hi);
     span = tvmd_cmsis_max(span, hi - lo);
   }
   int32_t exps[256], terms[256], outs[256];
@@ -169,7 +159,7 @@ static void softmax_rows_memoized(const tvmd_cmsis_softmax_params_t* p, const in
   for (int32_t r = 0; r < p->rows; r++) {
     const int8_t* x = input + (size_t)r * (size_t)depth;
     int32_t lo, max_in_row;
-    row_range(x, depth, &lo, &max_in_row);
+    tvmd_cmsis_softmax_row_range_avx2(x, depth, &lo, &max_in_row);
     int32_t sum_of_exps = 0; /* Q12.19, wrapping */
     for (int32_t c = 0; c < depth; c++) sum_of_exps = tvmd_add_wrap_i32(sum_of_exps, terms[max_in_row - x[c]]);
     int exponent;
