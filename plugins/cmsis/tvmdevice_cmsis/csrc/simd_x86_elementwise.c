@@ -53,7 +53,7 @@ AVX2_INLINE __m256i apply(__m256i x, const quant8_t* q) {
   return requantize8(x, q->multiplier, q->left, q->right, q->mask, q->half_mask);
 }
 
-/* The low bytes of 16 int32 lanes, in order (values already clamped to int8). */
+/* 16 int32 lanes saturated to int8, in order. */
 AVX2_INLINE __m128i narrow16(__m256i y0, __m256i y1) {
   const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(y0, y1), 0xD8);
   return _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
@@ -131,7 +131,8 @@ static inline int input_scaling(int32_t left_shift, int32_t multiplier, int32_t 
 typedef struct {
   quant8_t q1, q2, qo;
   scale20_t f1, f2; /* the input scalings when fast */
-  __m256i off1, off2, out_off, lo, hi;
+  __m256i off1, off2, out_off;
+  __m128i lo, hi; /* the activation's bounds, int8 (clamped after the saturating narrowing) */
   __m128i left_shift, half_shift; /* half_shift: left_shift - 1 */
   int op;           /* TVMD_CMSIS_EW_* */
   int mode1, mode2; /* TVMD_EW_SCALE_* */
@@ -158,9 +159,9 @@ AVX2_INLINE __m128i step16(const elementwise8_t* e, const int8_t* x, int32_t s1,
     } else {
       raw = apply(_mm256_mullo_epi32(u, v), &e->qo);
     }
-    r[h] = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(raw, e->out_off), e->lo), e->hi);
+    r[h] = _mm256_add_epi32(raw, e->out_off);
   }
-  return narrow16(r[0], r[1]);
+  return _mm_min_epi8(_mm_max_epi8(narrow16(r[0], r[1]), e->lo), e->hi);
 }
 
 /* One row of n outputs; the last partial step through zero-filled copies. */
@@ -194,8 +195,8 @@ AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p
   e.off1 = _mm256_set1_epi32(p->input1_offset);
   e.off2 = _mm256_set1_epi32(p->input2_offset);
   e.out_off = _mm256_set1_epi32(p->output_offset);
-  e.lo = _mm256_set1_epi32(p->act_min);
-  e.hi = _mm256_set1_epi32(p->act_max);
+  e.lo = _mm_set1_epi8((int8_t)p->act_min);
+  e.hi = _mm_set1_epi8((int8_t)p->act_max);
   e.left_shift = _mm_cvtsi32_si128(p->left_shift);
   e.half_shift = _mm_cvtsi32_si128(p->left_shift - 1);
   e.mode1 = input_scaling(p->left_shift, p->input1_multiplier, p->input1_shift);
@@ -314,7 +315,8 @@ AVX512_INLINE __m512i apply20x16(__m512i a, const scale20x16_t* f) {
 typedef struct {
   quant16_t qo;
   scale20x16_t f1, f2;
-  __m512i off1, off2, lo, hi;
+  __m512i off1, off2;
+  __m512i lo, hi; /* the activation's bounds, int8 (clamped after the saturating narrowing) */
   __m512i out_off; /* the output offset minus qo's fix */
   __m128i half_shift; /* left_shift - 1, for TVMD_EW_SCALE_HALF */
   int mode1, mode2; /* TVMD_EW_SCALE_* */
@@ -331,7 +333,7 @@ AVX512_INLINE __m512i widen16x(const int8_t* x, int32_t stride, __m512i c) {
   return stride ? _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(const void*)x)) : c;
 }
 
-/* 16 outputs (int32 lanes, clamped) from 16 values of each operand. */
+/* 16 outputs (int32 lanes, offset, not yet clamped) from 16 values of each operand. */
 AVX512_INLINE __m512i lanes16(const elementwise16_t* e, __m512i x, __m512i y) {
   const __m512i u = _mm512_add_epi32(x, e->off1);
   const __m512i v = _mm512_add_epi32(y, e->off2);
@@ -343,7 +345,7 @@ AVX512_INLINE __m512i lanes16(const elementwise16_t* e, __m512i x, __m512i y) {
     const __m512i sv = scale_input16(e, v, e->mode2, &e->f2);
     raw = apply16_unfixed(e->op == TVMD_CMSIS_EW_SUB ? _mm512_sub_epi32(su, sv) : _mm512_add_epi32(su, sv), &e->qo);
   }
-  return _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(raw, e->out_off), e->lo), e->hi);
+  return _mm512_add_epi32(raw, e->out_off);
 }
 
 /* 64 outputs from x and y (steps s1, s2; cx, cy their first values as
@@ -354,9 +356,11 @@ AVX512_INLINE __m512i step64(const elementwise16_t* e, const int8_t* x, int32_t 
   const __m512i r1 = lanes16(e, widen16x(x + 16, s1, cx), widen16x(y + 16, s2, cy));
   const __m512i r2 = lanes16(e, widen16x(x + 32, s1, cx), widen16x(y + 32, s2, cy));
   const __m512i r3 = lanes16(e, widen16x(x + 48, s1, cx), widen16x(y + 48, s2, cy));
-  /* The packs interleave 4-byte groups per 128-bit lane; the permutation puts them back in order. */
+  /* The packs saturate to int8 (then the activation's clamp, as int8) and interleave 4-byte groups per
+   * 128-bit lane; the permutation puts them back in order. */
   const __m512i w = _mm512_packs_epi16(_mm512_packs_epi32(r0, r1), _mm512_packs_epi32(r2, r3));
-  return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), w);
+  const __m512i clamped = _mm512_min_epi8(_mm512_max_epi8(w, e->lo), e->hi);
+  return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), clamped);
 }
 
 /* One run of n outputs, 64 a step; the last partial step reads the
@@ -398,8 +402,8 @@ AVX512 int tvmd_cmsis_elementwise_s8_avx512(const tvmd_cmsis_elementwise_params_
   e.off1 = _mm512_set1_epi32(p->input1_offset);
   e.off2 = _mm512_set1_epi32(p->input2_offset);
   e.out_off = _mm512_sub_epi32(_mm512_set1_epi32(p->output_offset), e.qo.fix);
-  e.lo = _mm512_set1_epi32(p->act_min);
-  e.hi = _mm512_set1_epi32(p->act_max);
+  e.lo = _mm512_set1_epi8((int8_t)p->act_min);
+  e.hi = _mm512_set1_epi8((int8_t)p->act_max);
   e.half_shift = _mm_cvtsi32_si128(p->left_shift - 1);
   TVMD_CMSIS_BROADCAST_ROWS(TVMD_EW_ROW64);
   return 1;
