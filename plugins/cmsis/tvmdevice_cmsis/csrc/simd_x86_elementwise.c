@@ -238,10 +238,13 @@ AVX2 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p
  * shift gives floor(T / 2^(31+r)) + 2^(32-r): the low 32 bits are the
  * result once 2^(32-r) (0 when r = 0) is subtracted.  An odd lane's result
  * goes to the high half of its 64-bit lane: when r > 0 by shifting 32 bits
- * less. */
+ * less.  A constant c added to every x before the multiply can be left out
+ * of x: P grows by c * m, added to the bias, and P < 0 becomes P < -c * m
+ * (the threshold; quant16_offset). */
 typedef struct {
   __m512i multiplier;
-  __m512i bias; /* 2^30 + 2^(30+r) (r > 0) + 2^63, in 64-bit lanes */
+  __m512i threshold; /* P below it counts as negative: 0, or -c * m (64-bit lanes) */
+  __m512i bias; /* 2^30 + 2^(30+r) (r > 0) + 2^63, plus c * m, in 64-bit lanes */
   __m512i neg;  /* 2^31 when r > 0, else 0, in 64-bit lanes */
   __m512i fix;  /* 2^(32-r) mod 2^32, in 32-bit lanes */
   __m128i left, right, right_odd; /* right_odd: 31 + r - 32, when r > 0 */
@@ -258,6 +261,7 @@ AVX512_INLINE quant16_t quant16(int32_t multiplier, int32_t shift) {
   const int32_t left = shift > 0 ? shift : 0, r = shift > 0 ? 0 : -shift;
   const uint64_t bias = ((uint64_t)1 << 30) + (r > 0 ? (uint64_t)1 << (30 + r) : 0) + ((uint64_t)1 << 63);
   q.multiplier = _mm512_set1_epi32(multiplier);
+  q.threshold = _mm512_setzero_si512();
   q.bias = _mm512_set1_epi64((int64_t)bias);
   q.neg = _mm512_set1_epi64(r > 0 ? (int64_t)1 << 31 : 0);
   q.fix = _mm512_set1_epi32(r > 0 ? (int32_t)(uint32_t)((uint64_t)1 << (32 - r)) : 0);
@@ -269,10 +273,17 @@ AVX512_INLINE quant16_t quant16(int32_t multiplier, int32_t shift) {
   return q;
 }
 
+/* q for inputs x - c: the results of x (shift <= 0 only, |c * m| < 2^62). */
+AVX512_INLINE void quant16_offset(quant16_t* q, int64_t c, int32_t multiplier) {
+  const int64_t cm = c * (int64_t)multiplier;
+  q->threshold = _mm512_set1_epi64(-cm);
+  q->bias = _mm512_add_epi64(q->bias, _mm512_set1_epi64(cm));
+}
+
 /* T + 2^63 for the even 32-bit lanes of a, in 64-bit lanes. */
 AVX512_INLINE __m512i quant16_numerator(__m512i a, const quant16_t* q) {
   const __m512i p = _mm512_mul_epi32(a, q->multiplier);
-  const __mmask8 negative = _mm512_cmpgt_epi64_mask(_mm512_setzero_si512(), p);
+  const __mmask8 negative = _mm512_cmpgt_epi64_mask(q->threshold, p);
   const __m512i t = _mm512_add_epi64(p, q->bias);
   return _mm512_mask_sub_epi64(t, negative, t, q->neg);
 }
@@ -290,8 +301,9 @@ AVX512_INLINE __m512i apply16_unfixed(__m512i x, const quant16_t* q) {
 
 /* scale20 on 16 lanes (the identity above apply20). */
 typedef struct {
-  __m512i mh, ml_sign, half, c10;
+  __m512i mh, ml_sign, half, c10; /* c10: 2^10, plus half * 2^11 when folded */
   uint32_t right;
+  int half_apart; /* half added on its own (r > 19: half * 2^11 would leave int32) */
 } scale20x16_t;
 
 AVX512_INLINE scale20x16_t scale20x16(int32_t multiplier, int32_t shift) {
@@ -299,17 +311,21 @@ AVX512_INLINE scale20x16_t scale20x16(int32_t multiplier, int32_t shift) {
   const int32_t r = -shift;
   f.mh = _mm512_set1_epi32(multiplier >> 11);
   f.ml_sign = _mm512_set1_epi32((multiplier & 2047) | (r > 0 ? 2048 << 16 : 0));
-  f.half = _mm512_set1_epi32(r > 0 ? (int32_t)((uint32_t)1 << (r - 1)) : 0);
-  f.c10 = _mm512_set1_epi32(1024);
+  const int32_t half = r > 0 && r <= 31 ? (int32_t)((uint32_t)1 << (r - 1)) : 0;
+  f.half_apart = r > 19;
+  f.half = _mm512_set1_epi32(half);
+  f.c10 = _mm512_set1_epi32(f.half_apart ? 1024 : 1024 + (int32_t)((uint32_t)half << 11));
   f.right = (uint32_t)r;
   return f;
 }
 
 AVX512_INLINE __m512i apply20x16(__m512i a, const scale20x16_t* f) {
+  /* floor((low + half * 2^11) / 2^11) = floor(low / 2^11) + half: the half
+   * rides in low unless that would leave int32 (|a * ml| < 2^19). */
   const __m512i low = _mm512_add_epi32(_mm512_madd_epi16(a, f->ml_sign), f->c10);
-  const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(_mm512_mullo_epi32(a, f->mh), f->half),
-                                       _mm512_srai_epi32(low, 11));
-  return _mm512_srai_epi32(sum, f->right);
+  const __m512i high = f->half_apart ? _mm512_add_epi32(_mm512_mullo_epi32(a, f->mh), f->half)
+                                     : _mm512_mullo_epi32(a, f->mh);
+  return _mm512_srai_epi32(_mm512_add_epi32(high, _mm512_srai_epi32(low, 11)), f->right);
 }
 
 typedef struct {
@@ -333,14 +349,17 @@ AVX512_INLINE __m512i widen16x(const int8_t* x, int32_t stride, __m512i c) {
   return stride ? _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(const void*)x)) : c;
 }
 
-/* 16 outputs (int32 lanes, offset, not yet clamped) from 16 values of each operand. */
+/* 16 outputs (int32 lanes, offset, not yet clamped) from 16 values of each
+ * operand.  An ADD/SUB input scaled by a shift alone is shifted without its
+ * offset: the offset's share, (offset << (left_shift - 1)) added or
+ * subtracted, is folded into qo (quant16_offset). */
 AVX512_INLINE __m512i lanes16(const elementwise16_t* e, __m512i x, __m512i y) {
-  const __m512i u = _mm512_add_epi32(x, e->off1);
-  const __m512i v = _mm512_add_epi32(y, e->off2);
   __m512i raw;
   if (e->op == TVMD_CMSIS_EW_MUL) {
-    raw = apply16_unfixed(_mm512_mullo_epi32(u, v), &e->qo);
+    raw = apply16_unfixed(_mm512_mullo_epi32(_mm512_add_epi32(x, e->off1), _mm512_add_epi32(y, e->off2)), &e->qo);
   } else {
+    const __m512i u = e->mode1 == TVMD_EW_SCALE_HALF ? x : _mm512_add_epi32(x, e->off1);
+    const __m512i v = e->mode2 == TVMD_EW_SCALE_HALF ? y : _mm512_add_epi32(y, e->off2);
     const __m512i su = scale_input16(e, u, e->mode1, &e->f1);
     const __m512i sv = scale_input16(e, v, e->mode2, &e->f2);
     raw = apply16_unfixed(e->op == TVMD_CMSIS_EW_SUB ? _mm512_sub_epi32(su, sv) : _mm512_add_epi32(su, sv), &e->qo);
@@ -399,6 +418,13 @@ AVX512 int tvmd_cmsis_elementwise_s8_avx512(const tvmd_cmsis_elementwise_params_
   e.f1 = scale20x16(p->input1_multiplier, p->input1_shift);
   e.f2 = scale20x16(p->input2_multiplier, p->input2_shift);
   e.qo = quant16(p->output_multiplier, p->output_shift);
+  if (op != TVMD_CMSIS_EW_MUL && p->output_shift <= 0) {
+    const int64_t c1 = e.mode1 == TVMD_EW_SCALE_HALF ? (int64_t)p->input1_offset * ((int64_t)1 << (p->left_shift - 1)) : 0;
+    const int64_t c2 = e.mode2 == TVMD_EW_SCALE_HALF ? (int64_t)p->input2_offset * ((int64_t)1 << (p->left_shift - 1)) : 0;
+    quant16_offset(&e.qo, c1 + (op == TVMD_CMSIS_EW_SUB ? -c2 : c2), p->output_multiplier);
+  } else if (op != TVMD_CMSIS_EW_MUL && (e.mode1 == TVMD_EW_SCALE_HALF || e.mode2 == TVMD_EW_SCALE_HALF)) {
+    return 0; /* a left-shifting output scale: the offsets cannot be folded (leave it to AVX2) */
+  }
   e.off1 = _mm512_set1_epi32(p->input1_offset);
   e.off2 = _mm512_set1_epi32(p->input2_offset);
   e.out_off = _mm512_sub_epi32(_mm512_set1_epi32(p->output_offset), e.qo.fix);
