@@ -273,8 +273,10 @@ def test_fully_connected_batch1_weights_offset(level, zero_point, panels):
 PAIRS = (np.repeat(np.arange(-128, 128, dtype=np.int8), 256), np.tile(np.arange(-128, 128, dtype=np.int8), 256))
 
 #: (input scale, input zero point, input 2 scale, input 2 zero point, output scale, output zero point, activation).
+#: The last: MUL's output factor 1.25 (a left shift, no rounding shift).
 QUANT_SETS = [(0.05, 0, 0.05, 0, 0.1, 0, "NONE"), (0.0039, -128, 0.11, 17, 0.02, -3, "RELU"),
-              (0.2, 127, 0.013, -128, 0.5, 100, "RELU6"), (0.031, -5, 0.031, -5, 0.004, -128, "RELU_N1_TO_1")]
+              (0.2, 127, 0.013, -128, 0.5, 100, "RELU6"), (0.031, -5, 0.031, -5, 0.004, -128, "RELU_N1_TO_1"),
+              (0.5, 3, 0.25, -7, 0.1, 2, "NONE")]
 
 
 def assert_inputs_bit_exact(model: bytes, inputs: list[np.ndarray], level: str) -> None:
@@ -300,10 +302,12 @@ def test_add_sub_mul_every_input_pair(level, op_type, quant):
 
 
 @pytest.mark.parametrize("shape1, shape2", [((3, 37), (1, 37)), ((3, 37), (3, 1)), ((2, 3, 40), (1,)),
-                                            ((1,), (5, 33)), ((2, 1, 37), (1, 4, 37)), ((2, 3, 1), (2, 1, 21))])
+                                            ((1,), (5, 33)), ((2, 1, 37), (1, 4, 37)), ((2, 3, 1), (2, 1, 21)),
+                                            ((2, 150), (1, 150)), ((131,), (1,)), ((3, 1), (3, 64))])
 @pytest.mark.parametrize("op_type", ["ADD", "SUB", "MUL"])
 def test_add_sub_mul_broadcast_rows(level, op_type, shape1, shape2):
-    """Rows longer than one vector step with a tail, each operand contiguous or one repeated value."""
+    """Rows longer than one vector step with a tail (AVX2: 16 values, AVX-512: 64), or exactly one AVX-512
+    step, each operand contiguous or one repeated value."""
     model = single_op_model(op_type, input_shape=shape1, input_scale=0.07, input_zero_point=-11,
                             input2_shape=shape2, input2_scale=0.02, input2_zero_point=40, out_scale=0.09,
                             out_zero_point=6)

@@ -16,8 +16,9 @@
  * vector) is scaled once per run instead of once per element: the Helium
  * and DSP runs in elementwise_m.h, shared with the int16 kernels; plain C
  * (Cortex-M0/M3, the host, and SUB everywhere) element by element, below.
- * On x86-64 the AVX2 runs of simd_x86_elementwise.c take broadcasts whose
- * innermost strides are 0 or 1 (all that prepare produces).
+ * On x86-64 the AVX-512 runs (64 values a step) or AVX2 runs (16) of
+ * simd_x86_elementwise.c take broadcasts whose innermost strides are 0 or 1
+ * (all that prepare produces).
  */
 #include "broadcast.h"
 #include "elementwise_m.h"
@@ -73,6 +74,16 @@ static inline int8_t mul_one(int8_t x, int8_t y, const tvmd_cmsis_elementwise_pa
 TVMD_CMSIS_EW_ROWS(1) /* add_row, mul_row: elementwise_m.h */
 #endif
 
+#if TVMD_CMSIS_X86
+/* The widest x86 path the level runs that takes p (1), else 0. */
+static int elementwise_x86(const tvmd_cmsis_elementwise_params_t* p, int op, const int8_t* in1, const int8_t* in2,
+                           int8_t* out) {
+  const int level = tvmd_cmsis_simd_level();
+  if (level >= TVMD_CMSIS_LEVEL_AVX512 && tvmd_cmsis_elementwise_s8_avx512(p, op, in1, in2, out)) return 1;
+  return level >= TVMD_CMSIS_LEVEL_AVX2 && tvmd_cmsis_elementwise_s8_avx2(p, op, in1, in2, out);
+}
+#endif
+
 static int32_t start(const tvmd_cmsis_elementwise_params_t* p, uint32_t kind, void* const* buffers,
                      void* resource_handle) {
   if (p == NULL || p->kind != kind || buffers == NULL) return TVMD_ERR_INVALID_ARGUMENT;
@@ -89,10 +100,7 @@ int32_t tvmd_cmsis_add_s8(const void* params, void* const* buffers, void* resour
   const int8_t* in2 = (const int8_t*)buffers[1];
   int8_t* out = (int8_t*)buffers[2];
 #if TVMD_CMSIS_X86
-  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 &&
-      tvmd_cmsis_elementwise_s8_avx2(p, TVMD_CMSIS_EW_ADD, in1, in2, out)) {
-    return TVMD_OK;
-  }
+  if (elementwise_x86(p, TVMD_CMSIS_EW_ADD, in1, in2, out)) return TVMD_OK;
 #endif
 #if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
   TVMD_CMSIS_BROADCAST_ROWS(add_row);
@@ -110,10 +118,7 @@ int32_t tvmd_cmsis_sub_s8(const void* params, void* const* buffers, void* resour
   const int8_t* in2 = (const int8_t*)buffers[1];
   int8_t* out = (int8_t*)buffers[2];
 #if TVMD_CMSIS_X86
-  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 &&
-      tvmd_cmsis_elementwise_s8_avx2(p, TVMD_CMSIS_EW_SUB, in1, in2, out)) {
-    return TVMD_OK;
-  }
+  if (elementwise_x86(p, TVMD_CMSIS_EW_SUB, in1, in2, out)) return TVMD_OK;
 #endif
   TVMD_CMSIS_BROADCAST_LOOP(sub_one);
   return TVMD_OK;
@@ -127,10 +132,7 @@ int32_t tvmd_cmsis_mul_s8(const void* params, void* const* buffers, void* resour
   const int8_t* in2 = (const int8_t*)buffers[1];
   int8_t* out = (int8_t*)buffers[2];
 #if TVMD_CMSIS_X86
-  if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2 &&
-      tvmd_cmsis_elementwise_s8_avx2(p, TVMD_CMSIS_EW_MUL, in1, in2, out)) {
-    return TVMD_OK;
-  }
+  if (elementwise_x86(p, TVMD_CMSIS_EW_MUL, in1, in2, out)) return TVMD_OK;
 #endif
 #if TVMD_CMSIS_MVE || TVMD_CMSIS_DSP
   TVMD_CMSIS_BROADCAST_ROWS(mul_row);

@@ -111,10 +111,24 @@ void tvmd_cmsis_gemv_s8_avx2(const int8_t* x, int32_t depth, const int8_t* w, in
  * its innermost strides are 0 or 1 (returns 1), else nothing (returns 0). */
 int tvmd_cmsis_elementwise_s8_avx2(const tvmd_cmsis_elementwise_params_t* p, int op, const int8_t* in1,
                                    const int8_t* in2, int8_t* out);
-/* out[i] = max (is_max) or min of a[i * sa] and b[i * sb], i < n; the steps
- * sa, sb are 1 (contiguous) or 0 (one value repeated). */
-void tvmd_cmsis_minmax_s8_avx2(const int8_t* a, int32_t sa, const int8_t* b, int32_t sb, int32_t n, int is_max,
-                               int8_t* out);
+/* The same on AVX-512 (64 values a step); also 0 for a shift below -31. */
+int tvmd_cmsis_elementwise_s8_avx512(const tvmd_cmsis_elementwise_params_t* p, int op, const int8_t* in1,
+                                     const int8_t* in2, int8_t* out);
+/* rows runs of n outputs: row r's out[i] (out + r * n) is the max (is_max)
+ * or min of a[r * a_row + i * sa] and b[r * b_row + i * sb]; the steps sa, sb
+ * are 1 (contiguous) or 0 (one value repeated). */
+void tvmd_cmsis_minmax_rows_s8_avx2(const int8_t* a, int32_t sa, size_t a_row, const int8_t* b, int32_t sb,
+                                    size_t b_row, int32_t n, int32_t rows, int is_max, int8_t* out);
+/* SOFTMAX's memoized tables on AVX2 (simd_x86_softmax.c): for each distance
+ * d <= span below a row's maximum (written in steps of 8, up to 256 entries)
+ * its exponential (exps) and that rounded to Q12.19 (terms), 0 past diff_min;
+ * and for count distances each one's output for one row (outs). */
+void tvmd_cmsis_softmax_exps_avx2(const tvmd_cmsis_softmax_params_t* p, int32_t span, int32_t* exps,
+                                  int32_t* terms);
+/* The smallest (*lo) and largest (*hi) of x[0..depth). */
+void tvmd_cmsis_softmax_row_range_avx2(const int8_t* x, int32_t depth, int32_t* lo, int32_t* hi);
+void tvmd_cmsis_softmax_outputs_avx2(const int32_t* exps, int32_t count, int32_t shifted_scale, int exponent,
+                                     int32_t out_min, int32_t out_max, int32_t* outs);
 /* MAX_POOL_2D and AVERAGE_POOL_2D, int8, on AVX2 (simd_x86_pooling.c); the
  * average only for windows of at most 256 taps (its int16 sums). */
 int32_t tvmd_cmsis_max_pool_s8_avx2(const tvmd_cmsis_pool_params_t* p, const int8_t* input, int8_t* output);

@@ -67,10 +67,20 @@ static void minmax_m(const tvmd_cmsis_minmax_params_t* p, const int8_t* a, const
 #endif
 
 #if TVMD_CMSIS_X86
+/* An input's element step along dimension j: 0 where it is broadcast. */
+static size_t step4(const int32_t* dims, int32_t j) {
+  if (dims[j] == 1) return 0;
+  size_t step = 1;
+  for (int32_t i = j + 1; i < 4; i++) step *= (size_t)dims[i];
+  return step;
+}
+
 /* The AVX2 path: the output as runs, each the longest suffix of dims over
  * which both inputs are either contiguous (the output's extents) or one
  * value (extents 1), so a scalar or a per-channel operand runs the whole
- * tensor or whole rows at once. */
+ * tensor or whole rows at once; the runs along the last dimension before
+ * that suffix go to the AVX2 code as rows of one call (a per-channel
+ * operand: every pixel of an image row in one call). */
 static void minmax_avx2(const tvmd_cmsis_minmax_params_t* p, const int8_t* a, const int8_t* b, int8_t* out,
                         int is_max) {
   const int32_t* d = p->dims;
@@ -88,15 +98,16 @@ static void minmax_avx2(const tvmd_cmsis_minmax_params_t* p, const int8_t* a, co
     run *= d[j];
   }
   const int32_t sa = full1 ? 1 : 0, sb = full2 ? 1 : 0;
+  /* Dimension k - 1 (if any) is the rows'; the ones before it are walked here. */
+  const int32_t rows = k > 0 ? d[k - 1] : 1;
+  const size_t a_row = k > 0 ? step4(p->in1_dims, k - 1) : 0, b_row = k > 0 ? step4(p->in2_dims, k - 1) : 0;
   int32_t lim[4];
-  for (int32_t j = 0; j < 4; j++) lim[j] = j < k ? d[j] : 1;
+  for (int32_t j = 0; j < 4; j++) lim[j] = j < k - 1 ? d[j] : 1;
   for (int32_t n = 0; n < lim[0]; ++n) {
     for (int32_t h = 0; h < lim[1]; ++h) {
-      for (int32_t w = 0; w < lim[2]; ++w) {
-        for (int32_t c = 0; c < lim[3]; ++c, out += run) {
-          tvmd_cmsis_minmax_s8_avx2(a + offset4(p->in1_dims, n, h, w, c), sa, b + offset4(p->in2_dims, n, h, w, c), sb,
-                                    run, is_max, out);
-        }
+      for (int32_t w = 0; w < lim[2]; ++w, out += (size_t)run * (size_t)rows) {
+        tvmd_cmsis_minmax_rows_s8_avx2(a + offset4(p->in1_dims, n, h, w, 0), sa, a_row,
+                                       b + offset4(p->in2_dims, n, h, w, 0), sb, b_row, run, rows, is_max, out);
       }
     }
   }

@@ -68,4 +68,46 @@ static inline void tvmd_emu_mm512_mask_cvtepi32_storeu_epi8(void* p, simde__mmas
 #define _mm512_mask_cvtepi32_storeu_epi8(p, k, a) tvmd_emu_mm512_mask_cvtepi32_storeu_epi8((p), (k), (a))
 #endif
 
+/* SIMDe names the 8- and 64-bit mask types only as simde__mmask8/64. */
+#ifndef __mmask8
+#define __mmask8 simde__mmask8
+#endif
+#ifndef __mmask64
+#define __mmask64 simde__mmask64
+#endif
+
+/* vpmovsxbd: 16 int8 sign-extended to 16 int32 lanes. */
+#ifndef _mm512_cvtepi8_epi32
+static inline simde__m512i tvmd_emu_mm512_cvtepi8_epi32(simde__m128i a) {
+  simde__m128i_private x = simde__m128i_to_private(a);
+  simde__m512i_private r;
+  for (int i = 0; i < 16; i++) r.i32[i] = x.i8[i];
+  return simde__m512i_from_private(r);
+}
+#define _mm512_cvtepi8_epi32(a) tvmd_emu_mm512_cvtepi8_epi32((a))
+#endif
+
+/* vmovdqu8 with a zeroing mask: bytes off the mask are 0 and not read. */
+#ifndef _mm512_maskz_loadu_epi8
+static inline simde__m512i tvmd_emu_mm512_maskz_loadu_epi8(simde__mmask64 k, const void* p) {
+  simde__m512i_private r;
+  const int8_t* src = (const int8_t*)p;
+  for (int i = 0; i < 64; i++) r.i8[i] = (k >> i) & 1 ? src[i] : 0;
+  return simde__m512i_from_private(r);
+}
+#define _mm512_maskz_loadu_epi8(k, p) tvmd_emu_mm512_maskz_loadu_epi8((k), (p))
+#endif
+
+/* vmovdqu8 to memory with a mask: only the bytes on the mask written. */
+#ifndef _mm512_mask_storeu_epi8
+static inline void tvmd_emu_mm512_mask_storeu_epi8(void* p, simde__mmask64 k, simde__m512i a) {
+  simde__m512i_private x = simde__m512i_to_private(a);
+  int8_t* dst = (int8_t*)p;
+  for (int i = 0; i < 64; i++) {
+    if ((k >> i) & 1) dst[i] = x.i8[i];
+  }
+}
+#define _mm512_mask_storeu_epi8(p, k, a) tvmd_emu_mm512_mask_storeu_epi8((p), (k), (a))
+#endif
+
 #endif /* TVMD_CMSIS_SIMD_X86_EMULATION_H_ */

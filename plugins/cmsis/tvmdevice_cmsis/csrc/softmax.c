@@ -27,7 +27,8 @@
  * per entry) are most of the cost and have no cheaper DSP form: the DSP
  * extension has no 32 x 32-bit SIMD multiply.  On x86-64 the vector levels
  * memoize the exponentials per distance below the row maximum
- * (softmax_rows_memoized); the portable level runs the plain loops.
+ * (softmax_rows_memoized), computing the tables 8 distances at a time
+ * (simd_x86_softmax.c); the portable level runs the plain loops.
  */
 #include "internal.h"
 #include "mprofile.h"
@@ -142,16 +143,6 @@ static inline void store_value(void* output, size_t i, int out_bits, int32_t v) 
  * excluded entry adds 0 and outputs out_min, as an exponential of 0 does);
  * a row whose distances are fewer than its entries maps them through a
  * table of its outputs. */
-/* The smallest and largest of a row's depth values. */
-static inline void row_range(const int8_t* x, int32_t depth, int32_t* lo, int32_t* hi) {
-  *lo = INT8_MAX;
-  *hi = INT8_MIN;
-  for (int32_t c = 0; c < depth; c++) {
-    *lo = tvmd_cmsis_min(*lo, x[c]);
-    *hi = tvmd_cmsis_max(*hi, x[c]);
-  }
-}
-
 static void softmax_rows_memoized(const tvmd_cmsis_softmax_params_t* p, const int8_t* input, void* output,
                                   int out_bits) {
   const int32_t depth = p->depth;
@@ -160,31 +151,22 @@ static void softmax_rows_memoized(const tvmd_cmsis_softmax_params_t* p, const in
   int32_t span = 0; /* the largest distance below a row's maximum */
   for (int32_t r = 0; r < p->rows; r++) {
     int32_t lo, hi;
-    row_range(input + (size_t)r * (size_t)depth, depth, &lo, &hi);
+    tvmd_cmsis_softmax_row_range_avx2(input + (size_t)r * (size_t)depth, depth, &lo, &hi);
     span = tvmd_cmsis_max(span, hi - lo);
   }
   int32_t exps[256], terms[256], outs[256];
-  for (int32_t d = 0; d <= span; d++) {
-    exps[d] = terms[d] = 0;
-    if (-d >= p->diff_min) {
-      const int32_t scaled = tvmd_fp_mul((int32_t)((uint32_t)-d << p->input_left_shift), p->input_multiplier);
-      exps[d] = exp_on_negative_values(scaled);
-      terms[d] = rdpot(exps[d], ACCUMULATION_INTEGER_BITS);
-    }
-  }
+  tvmd_cmsis_softmax_exps_avx2(p, span, exps, terms);
   for (int32_t r = 0; r < p->rows; r++) {
     const int8_t* x = input + (size_t)r * (size_t)depth;
     int32_t lo, max_in_row;
-    row_range(x, depth, &lo, &max_in_row);
+    tvmd_cmsis_softmax_row_range_avx2(x, depth, &lo, &max_in_row);
     int32_t sum_of_exps = 0; /* Q12.19, wrapping */
     for (int32_t c = 0; c < depth; c++) sum_of_exps = tvmd_add_wrap_i32(sum_of_exps, terms[max_in_row - x[c]]);
     int exponent;
     const int32_t shifted_scale = reciprocal(sum_of_exps, out_bits, &exponent);
     const int32_t row_span = max_in_row - lo;
     const int tabled = row_span < depth;
-    for (int32_t d = 0; tabled && d <= row_span; d++) {
-      outs[d] = output_value(exps[d], shifted_scale, exponent, out_min, out_max);
-    }
+    if (tabled) tvmd_cmsis_softmax_outputs_avx2(exps, row_span + 1, shifted_scale, exponent, out_min, out_max, outs);
     for (int32_t c = 0; c < depth; c++) {
       const int32_t d = max_in_row - x[c];
       const int32_t v = tabled ? outs[d] : output_value(exps[d], shifted_scale, exponent, out_min, out_max);
