@@ -9,7 +9,7 @@ figures: ``bench/bench_mcu.py`` and the instruction-count tests read them here.
 
 from __future__ import annotations
 
-__all__ = ["ANCHOR", "TARGET_RATIO", "KERNEL_CODE_LIMIT"]
+__all__ = ["ANCHOR", "TARGET_RATIO", "TIGHTER_RATIO", "ratio_bound", "KERNEL_CODE_LIMIT"]
 
 #: Model (file stem) -> CPU -> instructions of one warm inference; ``"arena"``: TFLM's arena in bytes.
 ANCHOR: dict[str, dict[str, int]] = {
@@ -20,5 +20,15 @@ ANCHOR: dict[str, dict[str, int]] = {
 }
 #: Instructions per inference within this factor of the anchor on M55 and M4 (the target): at or under it.
 TARGET_RATIO = 1.0
+#: Model (file stem) -> CPU -> a bound below the target where the kernels are well under it, so a
+#: regression there shows (kws_dscnn on M55 runs at 0.80x).
+TIGHTER_RATIO: dict[str, dict[str, float]] = {"kws_dscnn_int8": {"cortex-m55": 0.85}}
+
+
+def ratio_bound(model: str, cpu: str) -> float:
+    """The factor of the anchor ``model``'s instructions on ``cpu`` must stay within."""
+    return TIGHTER_RATIO.get(model, {}).get(cpu, TARGET_RATIO)
+
+
 #: Kernel code (the cmsis-nn kernels and the generated run function) on M55 at most this many bytes.
 KERNEL_CODE_LIMIT = 32 * 1024

@@ -16,6 +16,12 @@
  *    the same taps at a time (dw_column_mve), four channels on int32 lanes:
  *    each weights load serves the four pixels, the input offset enters once
  *    as offset * sum(w); only a last partial four channels is predicated.
+ *    Three pixels whose windows take all three tap rows (stride 1,
+ *    undilated along y, up to 64 channels) slide instead (dw_slide3_mve):
+ *    per tap column the three weights stay in registers and each of the five
+ *    input rows is loaded once for every pixel it serves, the offset and
+ *    bias terms taken once per output column; with GCC that loop is
+ *    assembly (the compiler spilled its eight vectors).
  *    One input channel: eight channels on two vectors of four int32 lanes,
  *    a VMLA by the shared input value per four products.
  *  - DSP: one pixel's channels four at a time in an out-of-line loop
@@ -182,6 +188,147 @@ TVMD_CMSIS_INLINE void dw_column_all_mve(const dw_ctx_t* c, const dw_column_t* k
   if (oc < c->out_ch) dw_column_mve(c, k, oc, npix, 0, vctp32q((uint32_t)(c->out_ch - oc)), out);
 }
 
+/* The channels the sliding blocks take their offset and bias terms for at
+ * once (int32 on the stack, per output column). */
+#define TVMD_DW_SLIDE_CHANNELS 64
+
+/* Output channels [oc, oc + 4) (lanes past `live` masked) of three pixels
+ * stacked along y (stride 1, undilated along y) whose windows take all three
+ * tap rows: per tap column the three weights vectors stay in registers and
+ * each of the five input rows is loaded once for every pixel whose window
+ * holds it (9 products from 8 loads, against 9 from 12).  The offset and the
+ * bias come in `base` (offset * sum(w) + bias over the taps taken, the same
+ * for every such block of the column).  Inlined with constant full. */
+TVMD_CMSIS_INLINE void dw_slide3_mve(const dw_ctx_t* c, const dw_column_t* k, int32_t oc, int full,
+                                     mve_pred16_t live, const int32_t* base, int8_t* out) {
+  const size_t rs = k->pixel_step, ts = k->tap_step, out_ch = (size_t)c->out_ch;
+  const size_t w_row = (size_t)c->filter_w * out_ch;
+  const int8_t* x0 = k->x + oc;
+  const int8_t *x1 = x0 + rs, *x2 = x1 + rs, *x3 = x2 + rs, *x4 = x3 + rs;
+  const int8_t* w0 = k->w + oc;
+  const int8_t *w1 = w0 + w_row, *w2 = w1 + w_row;
+  int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0;
+#if defined(__GNUC__) && !defined(__clang__)
+  if (full) {
+    /* GCC's scheduler spills this loop's eight vectors: written out, with
+     * the sums in q0-q2, the weights in q3-q5, an input row in q6 (the
+     * widening loads take low registers, so the eight pointers are r0-r7). */
+    int32_t sums[12];
+    __asm__ volatile(
+        "   vmov.i32 q0, #0\n"
+        "   vmov.i32 q1, #0\n"
+        "   vmov.i32 q2, #0\n"
+        "   wls     lr, %[n], 2f\n"
+        "1: vldrb.s32 q3, [%[w0]]\n"
+        "   vldrb.s32 q4, [%[w1]]\n"
+        "   vldrb.s32 q5, [%[w2]]\n"
+        "   vldrb.s32 q6, [%[x0]]\n"
+        "   vmul.i32 q7, q6, q3\n"
+        "   vadd.i32 q0, q0, q7\n"
+        "   vldrb.s32 q6, [%[x1]]\n"
+        "   vmul.i32 q7, q6, q4\n"
+        "   vadd.i32 q0, q0, q7\n"
+        "   vmul.i32 q7, q6, q3\n"
+        "   vadd.i32 q1, q1, q7\n"
+        "   vldrb.s32 q6, [%[x2]]\n"
+        "   vmul.i32 q7, q6, q5\n"
+        "   vadd.i32 q0, q0, q7\n"
+        "   vmul.i32 q7, q6, q4\n"
+        "   vadd.i32 q1, q1, q7\n"
+        "   vmul.i32 q7, q6, q3\n"
+        "   vadd.i32 q2, q2, q7\n"
+        "   vldrb.s32 q6, [%[x3]]\n"
+        "   vmul.i32 q7, q6, q5\n"
+        "   vadd.i32 q1, q1, q7\n"
+        "   vmul.i32 q7, q6, q4\n"
+        "   vadd.i32 q2, q2, q7\n"
+        "   vldrb.s32 q6, [%[x4]]\n"
+        "   vmul.i32 q7, q6, q5\n"
+        "   vadd.i32 q2, q2, q7\n"
+        "   add     %[w0], %[w0], %[ws]\n"
+        "   add     %[w1], %[w1], %[ws]\n"
+        "   add     %[w2], %[w2], %[ws]\n"
+        "   add     %[x0], %[x0], %[xs]\n"
+        "   add     %[x1], %[x1], %[xs]\n"
+        "   add     %[x2], %[x2], %[xs]\n"
+        "   add     %[x3], %[x3], %[xs]\n"
+        "   add     %[x4], %[x4], %[xs]\n"
+        "   le      lr, 1b\n"
+        "2: vstrw.32 q0, [%[s]]\n"
+        "   vstrw.32 q1, [%[s], #16]\n"
+        "   vstrw.32 q2, [%[s], #32]\n"
+        : [w0] "+l"(w0), [w1] "+l"(w1), [w2] "+l"(w2), [x0] "+l"(x0), [x1] "+l"(x1), [x2] "+l"(x2), [x3] "+l"(x3),
+          [x4] "+l"(x4)
+        : [n] "r"(k->taps_x), [ws] "r"(out_ch), [xs] "r"(ts), [s] "r"(sums)
+        : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "memory");
+    a0 = vldrwq_s32(sums);
+    a1 = vldrwq_s32(sums + 4);
+    a2 = vldrwq_s32(sums + 8);
+  } else
+#endif
+  {
+#define TVMD_DW_LOAD(ptr) (full ? vldrbq_s32(ptr) : vldrbq_z_s32(ptr, live))
+    for (int32_t t = k->taps_x; t > 0; t--) {
+      const int32x4_t u0 = TVMD_DW_LOAD(w0), u1 = TVMD_DW_LOAD(w1), u2 = TVMD_DW_LOAD(w2);
+      int32x4_t v = TVMD_DW_LOAD(x0);
+      a0 = vaddq_s32(a0, vmulq_s32(v, u0));
+      v = TVMD_DW_LOAD(x1);
+      a0 = vaddq_s32(a0, vmulq_s32(v, u1));
+      a1 = vaddq_s32(a1, vmulq_s32(v, u0));
+      v = TVMD_DW_LOAD(x2);
+      a0 = vaddq_s32(a0, vmulq_s32(v, u2));
+      a1 = vaddq_s32(a1, vmulq_s32(v, u1));
+      a2 = vaddq_s32(a2, vmulq_s32(v, u0));
+      v = TVMD_DW_LOAD(x3);
+      a1 = vaddq_s32(a1, vmulq_s32(v, u2));
+      a2 = vaddq_s32(a2, vmulq_s32(v, u1));
+      v = TVMD_DW_LOAD(x4);
+      a2 = vaddq_s32(a2, vmulq_s32(v, u2));
+      w0 += out_ch;
+      w1 += out_ch;
+      w2 += out_ch;
+      x0 += ts;
+      x1 += ts;
+      x2 += ts;
+      x3 += ts;
+      x4 += ts;
+    }
+#undef TVMD_DW_LOAD
+  }
+  const int32x4_t b = full ? vldrwq_s32(base + oc) : vldrwq_z_s32(base + oc, live);
+  const int32x4_t m = c->per_channel ? vldrwq_z_s32(c->multiplier + oc, live) : vdupq_n_s32(c->multiplier[0]);
+  const int32x4_t sh = c->per_channel ? vldrbq_z_s32(c->shift + oc, live) : vdupq_n_s32(c->shift[0]);
+  out += oc;
+#define TVMD_DW_SLIDE_STORE(a, i)                                                                  \
+  do {                                                                                             \
+    const int32x4_t v = tvmd_cmsis_clamp_mve(tvmd_cmsis_requantize_mve(vaddq_s32(a, b), m, sh), &c->q); \
+    if (full) vstrbq_s32(out + (i) * k->out_step, v);                                              \
+    else vstrbq_p_s32(out + (i) * k->out_step, v, live);                                           \
+  } while (0)
+  TVMD_DW_SLIDE_STORE(a0, 0);
+  TVMD_DW_SLIDE_STORE(a1, 1);
+  TVMD_DW_SLIDE_STORE(a2, 2);
+#undef TVMD_DW_SLIDE_STORE
+}
+
+/* base[c] = offset * sum(w) + bias (wrapping, as the reference) over the
+ * taps of every filter row in the filter columns a column block takes
+ * (k->taps_x of them from k->w), for every channel. */
+static void dw_slide_base(const dw_ctx_t* c, const dw_column_t* k, int32_t filter_h, int32_t* base) {
+  const size_t out_ch = (size_t)c->out_ch;
+  for (int32_t oc = 0; oc < c->out_ch; oc += 4) {
+    const mve_pred16_t live = vctp32q((uint32_t)(c->out_ch - oc));
+    int32x4_t ws = vdupq_n_s32(0);
+    for (int32_t fy = 0; fy < filter_h; fy++) {
+      const int8_t* w = k->w + (size_t)fy * (size_t)c->filter_w * out_ch + oc;
+      for (int32_t t = 0; t < k->taps_x; t++, w += out_ch) ws = vaddq_s32(ws, vldrbq_z_s32(w, live));
+    }
+    int32x4_t v = vmulq_n_s32(ws, c->offset);
+    if (c->bias != NULL) v = vaddq_s32(v, vldrwq_z_s32(c->bias + oc, live));
+    vstrwq_p_s32(base + oc, v, live);
+  }
+}
+
 /* Depth multiplier 1 with several channels: the output walked column by
  * column (one x at a time), its pixels in blocks of up to four consecutive
  * rows whose windows take the same taps (all of them away from the top and
@@ -204,10 +351,30 @@ static void depthwise_columns_mve(const tvmd_cmsis_depthwise_conv_m_params_t* p,
       int32_t fx0, fx1;
       tap_range(ix0, p->dilation_w, p->filter_w, p->in_w, &fx0, &fx1);
       k.taps_x = fx1 - fx0;
+      /* Sliding blocks (dw_slide3_mve): three tap rows, stride 1 and undilated
+       * along y, the column's offset and bias terms on the stack. */
+      int32_t base[TVMD_DW_SLIDE_CHANNELS];
+      const int slide = p->filter_h == 3 && p->stride_h == 1 && p->dilation_h == 1 && out_ch <= TVMD_DW_SLIDE_CHANNELS &&
+                        k.taps_x > 0;
+      if (slide) {
+        k.w = c->filter + (size_t)fx0 * (size_t)out_ch;
+        dw_slide_base(c, &k, 3, base);
+      }
       for (int32_t oy = 0; oy < out_h;) {
         const int32_t iy0 = oy * p->stride_h - p->pad_h;
         int32_t fy0, fy1, npix = 1;
         tap_range(iy0, p->dilation_h, p->filter_h, p->in_h, &fy0, &fy1);
+        if (slide && fy0 == 0 && fy1 == 3 && oy + 2 < out_h && iy0 + 4 < p->in_h) {
+          /* Three pixels whose windows take every tap row. */
+          k.x = image + (size_t)iy0 * in_row + (size_t)(ix0 + fx0 * p->dilation_w) * (size_t)in_ch;
+          k.w = c->filter + (size_t)fx0 * (size_t)out_ch;
+          int8_t* out = out_image + (size_t)oy * k.out_step + (size_t)ox * (size_t)out_ch;
+          int32_t oc = 0;
+          for (; oc + 4 <= out_ch; oc += 4) dw_slide3_mve(c, &k, oc, 1, 0xFFFF, base, out);
+          if (oc < out_ch) dw_slide3_mve(c, &k, oc, 0, vctp32q((uint32_t)(out_ch - oc)), base, out);
+          oy += 3;
+          continue;
+        }
         while (npix < 4 && oy + npix < out_h) {
           int32_t a, z;
           tap_range(iy0 + npix * p->stride_h, p->dilation_h, p->filter_h, p->in_h, &a, &z);
