@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tvmdevice.aot.builder import ModelBuilder, single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.testing.oracle import tflm_run
@@ -142,12 +144,21 @@ def test_fully_connected_gemm_rows(level, batches, units):
 def test_fully_connected_batch1_int8_panels(level, depth, units, per_channel, input_zero_point):
     """Batch 1 reads int8 weight panels on the raw input: depths below, at and past the 4-value step (the
     tail read through a copy), column counts below, at and past the 8-column block and the 64-column panel,
-    inputs offset by the extreme zero points (the offset's share precomputed per column)."""
+    inputs offset by the extreme zero points (the offset's share precomputed per column).  Where a VNNI level
+    can run, the panels' VNNI start, (input_offset - 128) x each column's weight sum, is packed beside them."""
     model = single_op_model("FULLY_CONNECTED", input_shape=(1, depth), units=units, per_channel=per_channel,
                             input_zero_point=input_zero_point, out_zero_point=-128 if per_channel else 127,
                             seed=depth + units)
     graph = load_tflite(model)
-    assert kernels.prepare(graph, graph.operators[0]).params.values["weights_s8"] is not None
+    values = kernels.prepare(graph, graph.operators[0]).params.values
+    assert values["weights_s8"] is not None and values["weights_vnni"] is None
+    if _common.vnni_packing():
+        weights = np.asarray(graph.tensor(graph.operators[0].inputs[1]).data).reshape(units, depth).astype(np.int64)
+        correction = np.asarray(values["vnni_correction"])
+        assert correction.shape == (_common.padded(units, 8),) and not correction[units:].any()
+        assert np.array_equal(correction[:units], (-input_zero_point - 128) * weights.sum(axis=1))
+    else:
+        assert values["vnni_correction"] is None
     assert_bit_exact(model, levels=[level])
 
 
@@ -375,3 +386,17 @@ def test_softmax_rows(level, shape, input_scale, beta, out_dtype):
     model = single_op_model("SOFTMAX", input_shape=shape, input_scale=input_scale, beta=beta, out_dtype=out_dtype,
                             seed=shape[1])
     assert_bit_exact(model, seeds=(0, 1, 2), levels=[level])
+
+
+@settings(max_examples=min(settings().max_examples, 40))
+@given(st.data())
+def test_fully_connected_shapes(level, data):
+    """FULLY_CONNECTED over depths 1..300, 1..70 units and 1..3 batch rows (batch 1: the int8 panels on every
+    level's GEMV; more rows: the GEMMs), any zero points, per-tensor or per-channel, with or without bias."""
+    depth, units, batches = data.draw(st.integers(1, 300)), data.draw(st.integers(1, 70)), data.draw(st.integers(1, 3))
+    model = single_op_model("FULLY_CONNECTED", input_shape=(batches, depth), units=units,
+                            per_channel=data.draw(st.booleans()), bias=data.draw(st.booleans()),
+                            activation=data.draw(st.sampled_from(["NONE", "RELU", "RELU6"])),
+                            input_zero_point=data.draw(st.integers(-128, 127)),
+                            out_zero_point=data.draw(st.integers(-128, 127)), seed=data.draw(st.integers(0, 100)))
+    assert_bit_exact(model, seeds=(0,), levels=[level])
