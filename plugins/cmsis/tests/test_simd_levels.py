@@ -400,3 +400,37 @@ def test_fully_connected_shapes(level, data):
                             input_zero_point=data.draw(st.integers(-128, 127)),
                             out_zero_point=data.draw(st.integers(-128, 127)), seed=data.draw(st.integers(0, 100)))
     assert_bit_exact(model, seeds=(0,), levels=[level])
+
+
+@pytest.mark.parametrize("shape, scratch", [((1, 25, 5, 64), True), ((2, 9, 7, 40), True), ((1, 3, 200, 64), False)])
+def test_depthwise_pair_rows_scratch_and_its_fallback(level, shape, scratch):
+    """Depth multiplier 1 takes a scratch ring of widened pair rows (the AVX-512 path reads it; the other levels
+    leave it unused) unless the ring of the filter's rows would pass 64 KiB (a 200-pixel row of 64 channels,
+    3 rows x 203 columns x 256 B): then none, and the AVX-512 level runs the scratch-free loop.  Bit-exact
+    either way, with a second batch image through the same ring."""
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=shape, kernel=(3, 3), padding="SAME",
+                            depth_multiplier=1, per_channel=True, bias=True, activation="RELU6",
+                            input_zero_point=-128, out_zero_point=5, seed=shape[2])
+    graph = load_tflite(model)
+    assert (kernels.prepare(graph, graph.operators[0]).scratch_bytes > 0) == scratch
+    assert_bit_exact(model, levels=[level])
+
+
+@settings(max_examples=min(settings().max_examples, 40))
+@given(st.data())
+def test_depthwise_shapes(level, data):
+    """DEPTHWISE_CONV_2D with depth multiplier 1 over 1..70 channels, filters 1..5 x 1..5, strides, dilations and
+    both paddings, any zero points: the pair rows of every level's loop and their borders."""
+    kernel = (data.draw(st.integers(1, 5)), data.draw(st.integers(1, 5)))
+    stride = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    dilation = (1, 1) if stride != (1, 1) else (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    padding = data.draw(st.sampled_from(["SAME", "VALID"]))
+    size = [data.draw(st.integers(1, 9)) for _ in range(2)]
+    if padding == "VALID":  # at least one output pixel
+        size = [max(s, (k - 1) * d + 1) for s, k, d in zip(size, kernel, dilation)]
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=(1, *size, data.draw(st.integers(1, 70))),
+                            kernel=kernel, stride=stride, dilation=dilation, padding=padding, depth_multiplier=1,
+                            per_channel=True, bias=data.draw(st.booleans()),
+                            input_zero_point=data.draw(st.integers(-128, 127)),
+                            out_zero_point=data.draw(st.integers(-128, 127)), seed=data.draw(st.integers(0, 100)))
+    assert_bit_exact(model, seeds=(0,), levels=[level])

@@ -35,7 +35,9 @@
  * chain (a Zen 4 has AVX-512 VNNI but not AVX-VNNI); by default the kernels
  * use the highest number the CPU has.  A VNNI level is its base level (AVX2,
  * AVX-512) plus the int8 VNNI GEMM of CONV_2D and FULLY_CONNECTED
- * (simd_x86_vnni.c): every other kernel runs its base level's path. */
+ * (simd_x86_vnni.c), the batch-1 FULLY_CONNECTED panels on vpdpbusd
+ * (simd_x86_gemv_vnni.c) and, on AVX-512 VNNI, the 3x3 depthwise's vpdpwssd
+ * (simd_x86_depthwise_rows.c): every other kernel runs its base level's path. */
 #define TVMD_CMSIS_LEVEL_PORTABLE 0
 #define TVMD_CMSIS_LEVEL_AVX2 1
 #define TVMD_CMSIS_LEVEL_AVX512 2
@@ -121,6 +123,13 @@ void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, cons
                                const int32_t* bias, int8_t* output);
 void tvmd_cmsis_depthwise_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
                                  const int32_t* bias, int8_t* output);
+/* The scratch of the AVX-512 depthwise on widened pair rows
+ * (simd_x86_depthwise_rows.c): 0 where it does not run (a depth multiplier
+ * other than 1, more than TVMD_CMSIS_DW_MAX_TAPS taps, a ring of rows over
+ * TVMD_CMSIS_CONV_BAND_BYTES), then simd_x86_depthwise.c's path runs. */
+size_t tvmd_cmsis_depthwise_rows_bytes(const tvmd_cmsis_depthwise_conv_params_t* p);
+void tvmd_cmsis_depthwise_rows_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
+                                      const int32_t* bias, int8_t* output, void* scratch, int vnni);
 #else
 #define TVMD_CMSIS_X86 0
 #endif

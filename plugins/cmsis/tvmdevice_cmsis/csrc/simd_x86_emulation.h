@@ -68,4 +68,15 @@ static inline void tvmd_emu_mm512_mask_cvtepi32_storeu_epi8(void* p, simde__mmas
 #define _mm512_mask_cvtepi32_storeu_epi8(p, k, a) tvmd_emu_mm512_mask_cvtepi32_storeu_epi8((p), (k), (a))
 #endif
 
+/* vpmovdb to a register: the low byte of each of the 16 lanes, in order. */
+#ifndef _mm512_cvtepi32_epi8
+static inline simde__m128i tvmd_emu_mm512_cvtepi32_epi8(simde__m512i a) {
+  simde__m512i_private x = simde__m512i_to_private(a);
+  simde__m128i_private r;
+  for (int i = 0; i < 16; i++) r.i8[i] = (int8_t)(uint8_t)((uint32_t)x.i32[i] & 0xFFu);
+  return simde__m128i_from_private(r);
+}
+#define _mm512_cvtepi32_epi8(a) tvmd_emu_mm512_cvtepi32_epi8((a))
+#endif
+
 #endif /* TVMD_CMSIS_SIMD_X86_EMULATION_H_ */
