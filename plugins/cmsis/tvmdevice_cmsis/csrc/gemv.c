@@ -72,6 +72,8 @@ void tvmd_cmsis_gemv_s8(const int8_t* x, int32_t depth, const int8_t* w, int32_t
     tvmd_cmsis_gemv_s8_avx2(x, depth, w, n, offset_sums, bias, multiplier, shift, q, out);
     return;
   }
+#else
+  (void)vnni_corr; /* the VNNI corrections serve only the x86 paths */
 #endif
   gemv_portable(x, depth, w, n, offset_sums, acc);
   tvmd_cmsis_requantize_bias_s8(acc, bias, multiplier, shift, n, q, out);
