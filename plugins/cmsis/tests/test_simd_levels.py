@@ -382,7 +382,8 @@ def test_pooling_whole_image_windows(level, op_type, pool, fill):
 @pytest.mark.parametrize("out_dtype", ["int8", "int16"])
 def test_softmax_rows(level, shape, input_scale, beta, out_dtype):
     """Rows longer and shorter than the distances below their maximum (the vector levels memoize the
-    exponentials per distance and map long rows through a table), entries past diff_min, int8 and int16 out."""
+    exponentials per distance and map long rows through a table when a call has more than 256 entries: (1, 1000)
+    and (4, 300); the others run the plain loop), entries past diff_min, int8 and int16 out."""
     model = single_op_model("SOFTMAX", input_shape=shape, input_scale=input_scale, beta=beta, out_dtype=out_dtype,
                             seed=shape[1])
     assert_bit_exact(model, seeds=(0, 1, 2), levels=[level])
