@@ -42,11 +42,7 @@ AVX512_INLINE __m512i requantize16(__m512i x, __m512i multiplier, __m512i shift)
 }
 
 /* 16 sums to int8 (bias, requantization, output offset, clamp) and the live
- * lanes stored: only live lanes of bias, multiplier and shift are read.
- * live is a prefix (tvmd_cmsis_live16).  The bytes are narrowed in a
- * register and stored whole, or through a copy for a partial block: the
- * masked narrowing store (vpmovdb to memory) took a sixth of an AVX-512
- * depthwise convolution's time on AMD Zen 4 (perf). */
+ * lanes stored: only live lanes of bias, multiplier and shift are read. */
 AVX512_INLINE void store16_s8_avx512(__m512i x, const int32_t* bias, const int32_t* multiplier,
                                      const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out,
                                      __mmask16 live) {
@@ -54,14 +50,7 @@ AVX512_INLINE void store16_s8_avx512(__m512i x, const int32_t* bias, const int32
   __m512i y = requantize16(x, _mm512_maskz_loadu_epi32(live, multiplier), _mm512_maskz_loadu_epi32(live, shift));
   y = _mm512_add_epi32(y, _mm512_set1_epi32(q->output_offset));
   y = _mm512_min_epi32(_mm512_max_epi32(y, _mm512_set1_epi32(q->act_min)), _mm512_set1_epi32(q->act_max));
-  const __m128i bytes = _mm512_cvtepi32_epi8(y);
-  if (live == (__mmask16)0xFFFF) {
-    _mm_storeu_si128((__m128i*)(void*)out, bytes);
-  } else {
-    int8_t part[16];
-    _mm_storeu_si128((__m128i*)(void*)part, bytes);
-    memcpy(out, part, (size_t)__builtin_popcount((unsigned)live));
-  }
+  _mm512_mask_cvtepi32_storeu_epi8(out, live, y);
 }
 
 /* The first n (<= 16) lanes. */
