@@ -261,3 +261,29 @@ def test_run_batch_keeps_its_workers_and_grows_its_threads_only_when_asked_for_m
         assert batch._threads is second and len(batch.workers) == 3
         workers = list(batch.workers)
     assert all(w.closed for w in workers) and batch._threads is None and batch.workers == []
+
+
+@pytest.mark.parametrize("target", ["cmsis-nn, c", "accel, c"])
+def test_invoke_runs_the_inputs_in_place_waits_for_the_lock_and_refuses_a_closed_executor(registry, target):
+    """invoke(): the C path (cmsis-nn) and the Python path (a Python plugin) give the run's outputs, wait while
+    another thread holds the lock, and raise on a closed executor."""
+    module = tvmdevice.compile(demo_model(), target, registry=_registry_for(target, registry))
+    inputs, expected = _samples(module, 2)
+    ex = module.executor()
+    assert ex.runs_in_c is (target == "cmsis-nn, c")
+    ex.set_inputs([inputs[1]])
+    ex.invoke()
+    assert np.array_equal(ex.tensor(module.graph.outputs[0]), expected[1])
+    ex.set_inputs([inputs[0]])
+    ex._lock.lock.acquire()  # another thread's run in progress
+    done = threading.Event()
+    waiter = threading.Thread(target=lambda: (ex.invoke(), done.set()))
+    waiter.start()
+    assert not done.wait(0.2), "invoke() ran while the lock was held"
+    ex._lock.lock.release()
+    waiter.join(10)
+    assert done.is_set() and np.array_equal(ex.tensor(module.graph.outputs[0]), expected[0])
+    assert ex._lock.holder is None and not ex._lock.lock.locked()
+    ex.close()
+    with pytest.raises(LifecycleError, match=r"invoke\(\): executor is closed"):
+        ex.invoke()

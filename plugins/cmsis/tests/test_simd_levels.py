@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tvmdevice.aot.builder import ModelBuilder, single_op_model
 from tvmdevice.aot.frontend import load_tflite
 from tvmdevice.testing.oracle import tflm_run
@@ -145,12 +147,21 @@ def test_fully_connected_gemm_rows(level, batches, units):
 def test_fully_connected_batch1_int8_panels(level, depth, units, per_channel, input_zero_point):
     """Batch 1 reads int8 weight panels on the raw input: depths below, at and past the 4-value step (the
     tail read through a copy), column counts below, at and past the 8-column block and the 64-column panel,
-    inputs offset by the extreme zero points (the offset's share precomputed per column)."""
+    inputs offset by the extreme zero points (the offset's share precomputed per column).  Where a VNNI level
+    can run, the panels' VNNI start, (input_offset - 128) x each column's weight sum, is packed beside them."""
     model = single_op_model("FULLY_CONNECTED", input_shape=(1, depth), units=units, per_channel=per_channel,
                             input_zero_point=input_zero_point, out_zero_point=-128 if per_channel else 127,
                             seed=depth + units)
     graph = load_tflite(model)
-    assert kernels.prepare(graph, graph.operators[0]).params.values["weights_s8"] is not None
+    values = kernels.prepare(graph, graph.operators[0]).params.values
+    assert values["weights_s8"] is not None and values["weights_vnni"] is None
+    if _common.vnni_packing():
+        weights = np.asarray(graph.tensor(graph.operators[0].inputs[1]).data).reshape(units, depth).astype(np.int64)
+        correction = np.asarray(values["vnni_correction"])
+        assert correction.shape == (_common.padded(units, 8),) and not correction[units:].any()
+        assert np.array_equal(correction[:units], (-input_zero_point - 128) * weights.sum(axis=1))
+    else:
+        assert values["vnni_correction"] is None
     assert_bit_exact(model, levels=[level])
 
 
@@ -380,7 +391,56 @@ def test_pooling_whole_image_windows(level, op_type, pool, fill):
 @pytest.mark.parametrize("out_dtype", ["int8", "int16"])
 def test_softmax_rows(level, shape, input_scale, beta, out_dtype):
     """Rows longer and shorter than the distances below their maximum (the vector levels memoize the
-    exponentials per distance and map long rows through a table), entries past diff_min, int8 and int16 out."""
+    exponentials per distance and map long rows through a table when a call has more than 256 entries: (1, 1000)
+    and (4, 300); the others run the plain loop), entries past diff_min, int8 and int16 out."""
     model = single_op_model("SOFTMAX", input_shape=shape, input_scale=input_scale, beta=beta, out_dtype=out_dtype,
                             seed=shape[1])
     assert_bit_exact(model, seeds=(0, 1, 2), levels=[level])
+
+
+@settings(max_examples=min(settings().max_examples, 40))
+@given(st.data())
+def test_fully_connected_shapes(level, data):
+    """FULLY_CONNECTED over depths 1..300, 1..70 units and 1..3 batch rows (batch 1: the int8 panels on every
+    level's GEMV; more rows: the GEMMs), any zero points, per-tensor or per-channel, with or without bias."""
+    depth, units, batches = data.draw(st.integers(1, 300)), data.draw(st.integers(1, 70)), data.draw(st.integers(1, 3))
+    model = single_op_model("FULLY_CONNECTED", input_shape=(batches, depth), units=units,
+                            per_channel=data.draw(st.booleans()), bias=data.draw(st.booleans()),
+                            activation=data.draw(st.sampled_from(["NONE", "RELU", "RELU6"])),
+                            input_zero_point=data.draw(st.integers(-128, 127)),
+                            out_zero_point=data.draw(st.integers(-128, 127)), seed=data.draw(st.integers(0, 100)))
+    assert_bit_exact(model, seeds=(0,), levels=[level])
+
+
+@pytest.mark.parametrize("shape, scratch", [((1, 25, 5, 64), True), ((2, 9, 7, 40), True), ((1, 3, 200, 64), False)])
+def test_depthwise_pair_rows_scratch_and_its_fallback(level, shape, scratch):
+    """Depth multiplier 1 takes a scratch ring of widened pair rows (the AVX-512 path reads it; the other levels
+    leave it unused) unless the ring of the filter's rows would pass 64 KiB (a 200-pixel row of 64 channels,
+    3 rows x 203 columns x 256 B): then none, and the AVX-512 level runs the scratch-free loop.  Bit-exact
+    either way, with a second batch image through the same ring."""
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=shape, kernel=(3, 3), padding="SAME",
+                            depth_multiplier=1, per_channel=True, bias=True, activation="RELU6",
+                            input_zero_point=-128, out_zero_point=5, seed=shape[2])
+    graph = load_tflite(model)
+    assert (kernels.prepare(graph, graph.operators[0]).scratch_bytes > 0) == scratch
+    assert_bit_exact(model, levels=[level])
+
+
+@settings(max_examples=min(settings().max_examples, 40))
+@given(st.data())
+def test_depthwise_shapes(level, data):
+    """DEPTHWISE_CONV_2D with depth multiplier 1 over 1..70 channels, filters 1..5 x 1..5, strides, dilations and
+    both paddings, any zero points: the pair rows of every level's loop and their borders."""
+    kernel = (data.draw(st.integers(1, 5)), data.draw(st.integers(1, 5)))
+    stride = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    dilation = (1, 1) if stride != (1, 1) else (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    padding = data.draw(st.sampled_from(["SAME", "VALID"]))
+    size = [data.draw(st.integers(1, 9)) for _ in range(2)]
+    if padding == "VALID":  # at least one output pixel
+        size = [max(s, (k - 1) * d + 1) for s, k, d in zip(size, kernel, dilation)]
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=(1, *size, data.draw(st.integers(1, 70))),
+                            kernel=kernel, stride=stride, dilation=dilation, padding=padding, depth_multiplier=1,
+                            per_channel=True, bias=data.draw(st.booleans()),
+                            input_zero_point=data.draw(st.integers(-128, 127)),
+                            out_zero_point=data.draw(st.integers(-128, 127)), seed=data.draw(st.integers(0, 100)))
+    assert_bit_exact(model, seeds=(0,), levels=[level])

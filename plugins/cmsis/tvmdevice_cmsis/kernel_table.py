@@ -130,7 +130,9 @@ _VNNI = (
           "vnni_segment_quads): four reduction steps of a column side by side (one vpdpbusd), zero padded; NULL "
           "when not packed"),
     Field("vnni_correction", "const int32_t*", doc="[groups][ldw]: (input_offset - 128) x the column's weight sum, "
-          "the sums' start (the GEMM multiplies input + 128); NULL when not packed"),
+          "the sums' start (the GEMM multiplies input + 128); FULLY_CONNECTED with weights_s8: the same for the "
+          "batch-1 GEMV's panels, [out_ch rounded up to TVMD_CMSIS_GEMV_COLS], without weights_vnni; NULL when "
+          "not packed"),
 )
 
 CONV_PARAMS = Layout("tvmd_cmsis_conv_params_t", (

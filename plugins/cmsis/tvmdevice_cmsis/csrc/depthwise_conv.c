@@ -3,7 +3,7 @@
  * TFLM's reference_integer_ops::DepthwiseConvPerChannel (CMSIS-NN's
  * arm_depthwise_conv_s8 matches).
  *
- * Integer throughout and without scratch: every output pixel is, per block
+ * Integer throughout: every output pixel is, per block
  * of TVMD_CMSIS_NB output channels, an int32 sum over the filter taps inside
  * the image of (input + input offset) * weight, read straight from the int8
  * input, then requantized per channel.  Taps outside the image are skipped
@@ -11,7 +11,9 @@
  * time as int16 [tap pairs][cp][2]: taps 2p and 2p + 1 of a channel side by
  * side, the operands of one 2 x 16-bit multiply-add (the AVX2 and AVX-512
  * paths, simd_x86_depthwise.c, for depth multiplier 1); channels zero
- * padded to cp.
+ * padded to cp.  The portable loops take no scratch; on x86-64 the AVX-512
+ * path widens the image's rows into a scratch ring of pair rows
+ * (simd_x86_depthwise_rows.c) when it is small enough.
  */
 #include "internal.h"
 
@@ -20,8 +22,12 @@
 #define DW_CHUNK (16 * NB)
 
 size_t tvmd_cmsis_depthwise_conv_s8_get_buffer_size(const tvmd_cmsis_depthwise_conv_params_t* p) {
+#if TVMD_CMSIS_X86
+  return tvmd_cmsis_depthwise_rows_bytes(p);
+#else
   (void)p;
   return 0;
+#endif
 }
 
 /* Output pixel (oy, ox), channels [c0, c0 + n): the sums over the taps inside
@@ -140,7 +146,8 @@ int32_t tvmd_cmsis_depthwise_conv_s8(const void* params, void* const* buffers, v
   const tvmd_cmsis_depthwise_conv_params_t* p = (const tvmd_cmsis_depthwise_conv_params_t*)params;
   if (p == NULL || p->kind != TVMD_CMSIS_KIND_DEPTHWISE_CONV) return TVMD_ERR_INVALID_ARGUMENT;
   tvmd_cmsis_weighted_io_t io;
-  const int32_t status = tvmd_cmsis_weighted_enter(buffers, p->num_inputs, 0, resource_handle,
+  const int with_scratch = tvmd_cmsis_depthwise_conv_s8_get_buffer_size(p) > 0;
+  const int32_t status = tvmd_cmsis_weighted_enter(buffers, p->num_inputs, with_scratch, resource_handle,
                                                    TVMD_CMSIS_KIND_DEPTHWISE_CONV, p->macs, &io);
   if (status != TVMD_OK) return status;
   const size_t in_size = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_ch;
@@ -152,7 +159,10 @@ int32_t tvmd_cmsis_depthwise_conv_s8(const void* params, void* const* buffers, v
     const int level = tvmd_cmsis_simd_level();
     if (level >= TVMD_CMSIS_LEVEL_AVX2 && p->depth_multiplier == 1 &&
         p->filter_h * p->filter_w <= TVMD_CMSIS_DW_MAX_TAPS) {
-      if (level == TVMD_CMSIS_LEVEL_AVX512) {
+      if (level == TVMD_CMSIS_LEVEL_AVX512 && io.scratch != NULL) {
+        tvmd_cmsis_depthwise_rows_avx512(p, image, io.bias, output, io.scratch,
+                                         tvmd_cmsis_vnni_level() == TVMD_CMSIS_LEVEL_AVX512VNNI);
+      } else if (level == TVMD_CMSIS_LEVEL_AVX512) {
         tvmd_cmsis_depthwise_avx512(p, image, io.bias, output);
       } else {
         tvmd_cmsis_depthwise_avx2(p, image, io.bias, output);

@@ -42,11 +42,11 @@ int32_t tvmd_cmsis_fully_connected_s8(const void* params, void* const* buffers, 
   int32_t* acc = (int32_t*)((uint8_t*)scratch + rows_bytes(p));
   const int32_t depth = p->accum_depth, lda = 2 * p->k_pairs;
   if (p->weights_s8 != NULL) { /* batch 1 */
-    tvmd_cmsis_gemv_s8(input, depth, p->weights_s8, p->out_ch, p->offset_sums, bias, p->multiplier, p->shift, &p->q,
-                       output, acc);
+    tvmd_cmsis_gemv_s8(input, depth, p->weights_s8, p->out_ch, p->offset_sums, p->vnni_correction, bias,
+                       p->multiplier, p->shift, &p->q, output, acc);
     return TVMD_OK;
   }
-  if (p->weights_vnni != NULL && tvmd_cmsis_vnni_level()) { /* the int8 VNNI GEMM (gemm_vnni.c) */
+  if (p->weights_vnni != NULL && tvmd_cmsis_vnni_level()) { /* the int8 VNNI GEMM (fully_connected_vnni.c) */
     tvmd_cmsis_fully_connected_vnni(p, input, bias, output, rows);
     return TVMD_OK;
   }

@@ -1,8 +1,8 @@
 /*
- * CONV_2D and FULLY_CONNECTED (batch > 1) on the int8 VNNI GEMM
- * (simd_x86_vnni.c), when the kernels use a VNNI level and prepare packed
- * its operands (weights_vnni, vnni_correction): the operands of each block
- * of rows as the GEMM takes them, u = x + 128 bytes (x ^ 0x80).
+ * CONV_2D on the int8 VNNI GEMM (simd_x86_vnni.c; FULLY_CONNECTED's use of
+ * it is fully_connected_vnni.c), when the kernels use a VNNI level and
+ * prepare packed its operands (weights_vnni, vnni_correction): the operands
+ * of each block of rows as the GEMM takes them, u = x + 128 bytes (x ^ 0x80).
  *
  * A convolution's image is copied once per batch image (per band of output
  * rows when conv.c bands it) into a border of the input zero point, as u
@@ -160,22 +160,5 @@ void tvmd_cmsis_conv_vnni(const tvmd_cmsis_conv_params_t* p, const int8_t* input
         }
       }
     }
-  }
-}
-
-void tvmd_cmsis_fully_connected_vnni(const tvmd_cmsis_fully_connected_params_t* p, const int8_t* input,
-                                     const int32_t* bias, int8_t* output, void* rows_scratch) {
-  uint8_t* rows = (uint8_t*)rows_scratch;
-  const int32_t depth = p->accum_depth, k4 = (depth + 3) / 4, lda = 4 * k4;
-  for (int32_t b0 = 0; b0 < p->batches; b0 += TVMD_CMSIS_CONV_ROWS) {
-    const int32_t m = tvmd_cmsis_min(TVMD_CMSIS_CONV_ROWS, p->batches - b0);
-    for (int32_t r = 0; r < m; r++) {
-      uint8_t* row = rows + (size_t)r * (size_t)lda;
-      to_u8(input + (size_t)(b0 + r) * (size_t)depth, (size_t)depth, row);
-      memset(row + depth, 0, (size_t)(lda - depth));
-    }
-    const tvmd_cmsis_vnni_rows_t a = packed_rows(rows, lda);
-    tvmd_cmsis_gemm_vnni_s8(&a, m, p->weights_vnni, p->ldw, p->out_ch, p->vnni_correction, bias, p->multiplier,
-                            p->shift, &p->q, output + (size_t)b0 * (size_t)p->out_ch, p->out_ch);
   }
 }

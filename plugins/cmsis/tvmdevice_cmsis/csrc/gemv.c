@@ -12,7 +12,9 @@
  * sum is TFLM's sum((x + input_offset) * w) exactly.
  *
  * The portable loop below runs everywhere; on x86-64 with AVX2 the panel
- * kernel of simd_x86.c takes over at run time with identical sums.
+ * kernel of simd_x86.c takes over at run time with identical sums, and on a
+ * VNNI level the vpdpbusd one of simd_x86_gemv_vnni.c when prepare packed
+ * its corrections.
  */
 #include "internal.h"
 
@@ -54,13 +56,24 @@ static void gemv_portable(const int8_t* restrict x, int32_t depth, const int8_t*
 }
 
 void tvmd_cmsis_gemv_s8(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* offset_sums,
-                        const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
-                        const tvmd_cmsis_quant_t* q, int8_t* out, int32_t* acc) {
+                        const int32_t* vnni_corr, const int32_t* bias, const int32_t* multiplier,
+                        const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t* acc) {
 #if TVMD_CMSIS_X86
+  const int vnni = vnni_corr != NULL ? tvmd_cmsis_vnni_level() : 0;
+  if (vnni == TVMD_CMSIS_LEVEL_AVX512VNNI) {
+    tvmd_cmsis_gemv_vnni_avx512(x, depth, w, n, vnni_corr, bias, multiplier, shift, q, out);
+    return;
+  }
+  if (vnni == TVMD_CMSIS_LEVEL_AVXVNNI) {
+    tvmd_cmsis_gemv_vnni_avx2(x, depth, w, n, vnni_corr, bias, multiplier, shift, q, out);
+    return;
+  }
   if (tvmd_cmsis_simd_level() >= TVMD_CMSIS_LEVEL_AVX2) { /* every AVX-512 CPU runs AVX2 */
     tvmd_cmsis_gemv_s8_avx2(x, depth, w, n, offset_sums, bias, multiplier, shift, q, out);
     return;
   }
+#else
+  (void)vnni_corr; /* the VNNI corrections serve only the x86 paths */
 #endif
   gemv_portable(x, depth, w, n, offset_sums, acc);
   tvmd_cmsis_requantize_bias_s8(acc, bias, multiplier, shift, n, q, out);

@@ -35,7 +35,9 @@
  * chain (a Zen 4 has AVX-512 VNNI but not AVX-VNNI); by default the kernels
  * use the highest number the CPU has.  A VNNI level is its base level (AVX2,
  * AVX-512) plus the int8 VNNI GEMM of CONV_2D and FULLY_CONNECTED
- * (simd_x86_vnni.c): every other kernel runs its base level's path. */
+ * (simd_x86_vnni.c), the batch-1 FULLY_CONNECTED panels on vpdpbusd
+ * (simd_x86_gemv_vnni.c) and, on AVX-512 VNNI, the 3x3 depthwise's vpdpwssd
+ * (simd_x86_depthwise_rows.c): every other kernel runs its base level's path. */
 #define TVMD_CMSIS_LEVEL_PORTABLE 0
 #define TVMD_CMSIS_LEVEL_AVX2 1
 #define TVMD_CMSIS_LEVEL_AVX512 2
@@ -99,6 +101,15 @@ void tvmd_cmsis_conv_image_s8_avx2(const tvmd_cmsis_conv_params_t* p, const int1
 void tvmd_cmsis_gemm_vnni_avx2(const tvmd_cmsis_vnni_rows_t* a, int32_t m, const int8_t* w, int32_t ldw,
                                int32_t n, const int32_t* corr, const int32_t* bias, const int32_t* multiplier,
                                const int32_t* shift, const tvmd_cmsis_quant_t* q, int8_t* out, int32_t ldo);
+/* tvmd_cmsis_gemv_s8 on AVX-512 VNNI and on AVX-VNNI (simd_x86_gemv_vnni.c):
+ * the same panels read with vpdpbusd on u = x + 128, each column's sum
+ * started at corr, (input_offset - 128) x its weight sum. */
+void tvmd_cmsis_gemv_vnni_avx512(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* corr,
+                                 const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                                 const tvmd_cmsis_quant_t* q, int8_t* out);
+void tvmd_cmsis_gemv_vnni_avx2(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* corr,
+                               const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                               const tvmd_cmsis_quant_t* q, int8_t* out);
 /* tvmd_cmsis_gemv_s8 on AVX2: the sums requantized in registers. */
 void tvmd_cmsis_gemv_s8_avx2(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* offset_sums,
                              const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
@@ -140,6 +151,13 @@ void tvmd_cmsis_depthwise_avx2(const tvmd_cmsis_depthwise_conv_params_t* p, cons
                                const int32_t* bias, int8_t* output);
 void tvmd_cmsis_depthwise_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
                                  const int32_t* bias, int8_t* output);
+/* The scratch of the AVX-512 depthwise on widened pair rows
+ * (simd_x86_depthwise_rows.c): 0 where it does not run (a depth multiplier
+ * other than 1, more than TVMD_CMSIS_DW_MAX_TAPS taps, a ring of rows over
+ * TVMD_CMSIS_CONV_BAND_BYTES), then simd_x86_depthwise.c's path runs. */
+size_t tvmd_cmsis_depthwise_rows_bytes(const tvmd_cmsis_depthwise_conv_params_t* p);
+void tvmd_cmsis_depthwise_rows_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
+                                      const int32_t* bias, int8_t* output, void* scratch, int vnni);
 #else
 #define TVMD_CMSIS_X86 0
 #endif
@@ -243,9 +261,11 @@ void tvmd_cmsis_gemm_s8(const int16_t* a, int32_t lda, int32_t m, int32_t k_pair
  * be NULL), requantized.  w holds W, every entry in [-127, 127], as
  * ops/_common.py's panels_s8 packs it; offset_sums is zero padded to n
  * rounded up to TVMD_CMSIS_GEMV_COLS; x holds exactly depth values; acc
- * holds n int32 for the paths that store the sums first. */
+ * holds n int32 for the paths that store the sums first.  vnni_corr (NULL
+ * when not packed) is the VNNI levels' start of each column's sum,
+ * (input_offset - 128) x its weight sum, padded as offset_sums. */
 void tvmd_cmsis_gemv_s8(const int8_t* x, int32_t depth, const int8_t* w, int32_t n, const int32_t* offset_sums,
-                        const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
+                        const int32_t* vnni_corr, const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
                         const tvmd_cmsis_quant_t* q, int8_t* out, int32_t* acc);
 
 /* The int8 VNNI GEMM on the VNNI level in use (tvmd_cmsis_vnni_level must
@@ -276,7 +296,8 @@ static inline int32_t tvmd_cmsis_conv_band_in_rows(const tvmd_cmsis_conv_params_
 }
 
 /* FULLY_CONNECTED with batch rows on the VNNI GEMM (p->weights_vnni set, a
- * VNNI level in use); rows_scratch is the int16 path's rows region. */
+ * VNNI level in use; fully_connected_vnni.c); rows_scratch is the int16
+ * path's rows region. */
 void tvmd_cmsis_fully_connected_vnni(const tvmd_cmsis_fully_connected_params_t* p, const int8_t* input,
                                      const int32_t* bias, int8_t* output, void* rows_scratch);
 

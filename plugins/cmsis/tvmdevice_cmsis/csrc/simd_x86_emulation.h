@@ -68,6 +68,17 @@ static inline void tvmd_emu_mm512_mask_cvtepi32_storeu_epi8(void* p, simde__mmas
 #define _mm512_mask_cvtepi32_storeu_epi8(p, k, a) tvmd_emu_mm512_mask_cvtepi32_storeu_epi8((p), (k), (a))
 #endif
 
+/* vpmovdb to a register: the low byte of each of the 16 lanes, in order. */
+#ifndef _mm512_cvtepi32_epi8
+static inline simde__m128i tvmd_emu_mm512_cvtepi32_epi8(simde__m512i a) {
+  simde__m512i_private x = simde__m512i_to_private(a);
+  simde__m128i_private r;
+  for (int i = 0; i < 16; i++) r.i8[i] = (int8_t)(uint8_t)((uint32_t)x.i32[i] & 0xFFu);
+  return simde__m128i_from_private(r);
+}
+#define _mm512_cvtepi32_epi8(a) tvmd_emu_mm512_cvtepi32_epi8((a))
+#endif
+
 /* SIMDe names the 8- and 64-bit mask types only as simde__mmask8/64. */
 #ifndef __mmask8
 #define __mmask8 simde__mmask8

@@ -15,6 +15,11 @@ second term computed here once per column (``offset_sums``).  The AVX2 path
 multiplies |x| by w carrying x's sign (vpsignb, vpmaddubsw), exact only
 because no weight is -128; such weights take the GEMM.
 
+On a VNNI SIMD level the same panels are read with vpdpbusd, which takes
+unsigned inputs: the kernel multiplies ``u = x + 128`` and starts each column
+at ``vnni_correction = (input_offset - 128) * sum(w)`` (packed, beside the
+panels, when the host has a VNNI level or the build is emulated).
+
 With batch rows, when the host has a VNNI SIMD level, the int8 VNNI GEMM's
 operands are packed too (:func:`._common.vnni_plan`).
 
@@ -41,8 +46,12 @@ def prepare(graph: Graph, op: Operator, data: FullyConnectedData) -> c.KernelPla
     c.check_accumulator(np.abs(weights.astype(np.int64)).sum(axis=1))
     if data.batches == 1 and weights.size and -127 <= weights.min() and weights.max() <= 127:
         offset_sums = c.offset_column_sums(weights, data.input_offset, c.padded(data.out_ch, GEMV_COLS))
+        # The VNNI GEMV's start of each sum: (input_offset - 128) x sum(w), as the VNNI GEMM's correction.
+        vnni_correction = (c.offset_column_sums(weights, int(data.input_offset) - 128, c.padded(data.out_ch, GEMV_COLS))
+                           if c.vnni_packing() else None)
         packed = {"weights": None, "weights_s8": c.panels_s8(weights),
-                  "depth_s8": c.padded(data.accum_depth, GEMV_DEPTH), "offset_sums": offset_sums}
+                  "depth_s8": c.padded(data.accum_depth, GEMV_DEPTH), "offset_sums": offset_sums,
+                  "vnni_correction": vnni_correction}
     else:
         packed = {"weights": c.pair_interleaved(weights), "weights_s8": None, "depth_s8": 0, "offset_sums": None,
                   **c.vnni_plan(weights, data.input_offset)}
