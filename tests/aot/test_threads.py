@@ -328,3 +328,23 @@ def test_the_c_run_declines_while_the_lock_is_busy_and_after_close(registry):
     assert not ex._lock.lock.locked()
     with pytest.raises(LifecycleError, match=r"run\(\): executor is closed"):
         ex.run([inputs[0]])
+
+
+def test_a_blocking_wait_for_the_run_mutex_is_interruptible():
+    """Ctrl-C while waiting for another thread's run raises KeyboardInterrupt, as threading.Lock's wait does."""
+    import _thread
+
+    from tvmdevice.aot._runloop import RunMutex
+
+    mutex = RunMutex()
+    mutex.acquire()
+    timer = threading.Timer(0.1, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            mutex.acquire()
+    finally:
+        timer.cancel()
+    assert mutex.locked()
+    mutex.release()
+    assert not mutex.locked()
