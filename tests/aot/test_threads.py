@@ -287,3 +287,64 @@ def test_invoke_runs_the_inputs_in_place_waits_for_the_lock_and_refuses_a_closed
     ex.close()
     with pytest.raises(LifecycleError, match=r"invoke\(\): executor is closed"):
         ex.invoke()
+
+
+def test_the_run_mutex_is_a_lock_that_waits_and_refuses_a_release_it_does_not_hold():
+    """RunMutex, the executor's lock (taken from C by the run): acquire/release/locked/with as threading.Lock."""
+    from tvmdevice.aot._runloop import RunMutex
+
+    mutex = RunMutex()
+    assert not mutex.locked() and mutex.acquire(False) and mutex.locked()
+    assert not mutex.acquire(False), "a second acquire of a held lock succeeded"
+    taken = threading.Event()
+    waiter = threading.Thread(target=lambda: (mutex.acquire(), taken.set(), mutex.release()))
+    waiter.start()
+    assert not taken.wait(0.1), "a blocking acquire did not wait for the holder"
+    mutex.release()
+    waiter.join(10)
+    assert taken.is_set() and not mutex.locked()
+    with pytest.raises(RuntimeError, match="release unlocked lock"):
+        mutex.release()
+    with mutex:
+        assert mutex.locked()
+    assert not mutex.locked()
+
+
+def test_the_c_run_declines_while_the_lock_is_busy_and_after_close(registry):
+    """The hot path's C call (CRun.run_locked / invoke_locked) does nothing when another thread holds the
+    lock, or when the executor was closed after the run read it — the slow path then waits or explains."""
+    module = tvmdevice.compile(demo_model(), "cmsis-nn, c", registry=_registry_for("cmsis-nn, c", registry))
+    inputs, expected = _samples(module, 1)
+    ex = module.executor()
+    crun = ex._crun
+    assert np.array_equal(crun.run_locked([inputs[0]])[0], expected[0]) and not ex._lock.lock.locked()
+    assert crun.invoke_locked() is None and not ex._lock.lock.locked()
+    ex._lock.lock.acquire()  # another thread's run in progress
+    assert crun.run_locked([inputs[0]]) is None and crun.invoke_locked() is False
+    assert ex._lock.lock.locked(), "a declined C run released a lock it did not take"
+    ex._lock.lock.release()
+    ex.close()
+    assert crun.run_locked([inputs[0]]) is None and crun.invoke_locked() is False
+    assert not ex._lock.lock.locked()
+    with pytest.raises(LifecycleError, match=r"run\(\): executor is closed"):
+        ex.run([inputs[0]])
+
+
+def test_a_blocking_wait_for_the_run_mutex_is_interruptible():
+    """Ctrl-C while waiting for another thread's run raises KeyboardInterrupt, as threading.Lock's wait does."""
+    import _thread
+
+    from tvmdevice.aot._runloop import RunMutex
+
+    mutex = RunMutex()
+    mutex.acquire()
+    timer = threading.Timer(0.1, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            mutex.acquire()
+    finally:
+        timer.cancel()
+    assert mutex.locked()
+    mutex.release()
+    assert not mutex.locked()

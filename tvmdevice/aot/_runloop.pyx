@@ -14,7 +14,10 @@ says where, and the executor turns that into the device's state and the error
 the hook would have raised.
 """
 from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
+from cpython.exc cimport PyErr_CheckSignals
 from cpython.pycapsule cimport PyCapsule_GetPointer
+from cpython.pythread cimport (NOWAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
+                               PyThread_release_lock, PyThread_type_lock)
 from libc.stdint cimport int32_t, uintptr_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memmove
@@ -23,6 +26,12 @@ from tvmdevice.kernel_abi cimport tvmd_kernel_fn, tvmd_kernel_t
 from tvmdevice.lifecycle_abi cimport tvmd_lifecycle_fn
 
 from tvmdevice._abi import kernel_info, params_address
+
+
+cdef extern from "pythread.h":
+    ctypedef enum PyLockStatus:
+        PY_LOCK_FAILURE, PY_LOCK_ACQUIRED, PY_LOCK_INTR
+    PyLockStatus PyThread_acquire_lock_timed(PyThread_type_lock, long long microseconds, int intr_flag) nogil
 
 
 cdef struct CStep:
@@ -362,6 +371,68 @@ cdef bint _copy(dst, src) except -1:
     return same
 
 
+cdef class RunMutex:
+    """A non-reentrant lock, as :class:`threading.Lock` (``acquire(blocking=True)``, ``release``, ``locked``,
+    ``with``), that :class:`CRun` also takes from C without a Python call.  A blocking ``acquire`` waits
+    with the GIL released and stays interruptible (Ctrl-C is checked every 20 ms)."""
+
+    cdef PyThread_type_lock _lock
+    cdef bint _held
+
+    def __cinit__(self):
+        self._lock = PyThread_allocate_lock()
+        if self._lock == NULL:
+            raise MemoryError()
+        self._held = False
+
+    def __dealloc__(self):
+        if self._lock != NULL:
+            if self._held:
+                PyThread_release_lock(self._lock)
+            PyThread_free_lock(self._lock)
+
+    cdef inline bint try_take(self) noexcept:
+        if PyThread_acquire_lock(self._lock, NOWAIT_LOCK):
+            self._held = True
+            return True
+        return False
+
+    cdef inline void give(self) noexcept:
+        self._held = False
+        PyThread_release_lock(self._lock)
+
+    def acquire(self, bint blocking=True):
+        """Take the lock; with ``blocking`` False, only if free.  True when taken."""
+        cdef PyLockStatus got
+        if self.try_take():
+            return True
+        if not blocking:
+            return False
+        while True:
+            with nogil:
+                got = PyThread_acquire_lock_timed(self._lock, 20000, 0)
+            if got == PY_LOCK_ACQUIRED:
+                self._held = True
+                return True
+            PyErr_CheckSignals()
+
+    def release(self):
+        """Release the lock (a RuntimeError when it is not held, as threading.Lock)."""
+        if not self._held:
+            raise RuntimeError("release unlocked lock")
+        self.give()
+
+    def locked(self):
+        """True while the lock is held."""
+        return self._held
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc):
+        self.release()
+
+
 cdef class CRun:
     """A whole run in one call: inputs in (:class:`Ports`), :meth:`RunLoop.cycle`, outputs out.
 
@@ -376,10 +447,57 @@ cdef class CRun:
     cdef tuple devices
     cdef object ready
     cdef public bint release_gil
+    cdef RunMutex _mutex  # the executor's lock (run_locked, invoke_locked)
+    cdef bint _retired
 
-    def __cinit__(self, Ports ports, RunLoop loop, devices, ready, bint release_gil=False):
+    def __cinit__(self, Ports ports, RunLoop loop, devices, ready, bint release_gil=False, RunMutex lock=None):
         self.ports, self.loop, self.devices, self.ready = ports, loop, tuple(devices), ready
         self.release_gil = release_gil
+        self._mutex = lock
+        self._retired = False
+
+    def retire(self):
+        """Refuse every later :meth:`run_locked` and :meth:`invoke_locked` (they decline): called by the
+        executor's ``close`` with the lock held, before anything is freed."""
+        self._retired = True
+
+    cpdef object run_locked(self, inputs, out=None):
+        """:meth:`run` holding the executor's lock (given at creation), taken without waiting.
+
+        :returns: the outputs (a list; the lock released); None when nothing was done (the lock is busy,
+            this run is retired or :meth:`run` declined; the lock released); ``(phase, index, status)`` when
+            the cycle stopped on a failure — **the lock still held**: the caller turns that into the
+            devices' state and the error, then releases it.
+        """
+        if self._mutex is None or not self._mutex.try_take():
+            return None
+        done = None
+        try:
+            if not self._retired:
+                done = self.run(inputs, out)
+        except BaseException:
+            self._mutex.give()
+            raise
+        if type(done) is not tuple:
+            self._mutex.give()
+        return done
+
+    cpdef object invoke_locked(self):
+        """:meth:`invoke` holding the executor's lock, taken without waiting: None (done; released), False
+        (nothing done: the lock busy, retired or a device not ready; released), or where it stopped (the
+        lock **still held**, as :meth:`run_locked`)."""
+        if self._mutex is None or not self._mutex.try_take():
+            return False
+        answer = False
+        try:
+            if not self._retired:
+                answer = self.invoke()
+        except BaseException:
+            self._mutex.give()
+            raise
+        if type(answer) is not tuple:
+            self._mutex.give()
+        return answer
 
     cpdef bint ready_to_run(self):
         """Every device in the ``ready`` state and not faulted (the state machine's check, once per run)."""

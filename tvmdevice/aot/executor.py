@@ -161,7 +161,8 @@ class Executor:
             self._c_symbols.append((up[1], down[1]))
         bound.loop.set_devices(table)
         self._c_run = True
-        self._crun = CRun(self._ports, bound.loop, self._cycled, State.OPENED, self._release_gil)
+        self._crun = CRun(self._ports, bound.loop, self._cycled, State.OPENED, self._release_gil,
+                          self._lock.lock)
 
     @property
     def runs_in_c(self) -> bool:
@@ -209,10 +210,34 @@ class Executor:
         :raises LifecycleError: the executor is closed.
         :raises KernelError: a kernel failed; the message names the operator and device.
         """
-        # The hot path: the lock taken inline (see _acquire), then one call into C (CRun) that checks the
+        # The hot path: one call into C (CRun.run_locked) that takes the lock without waiting, checks the
         # inputs, out and the devices' state against cached values and does the whole run — or declines
-        # without touching anything, and the Python path below explains or handles it.  No Python runs
-        # inside that call, so nothing can call back into the executor: the holder is not needed there.
+        # without touching anything (lock busy, executor closed, anything unusual), and _run_slow explains
+        # or handles it.  No Python runs inside that call, so nothing can call back into the executor:
+        # the lock's holder is not needed there.
+        crun = self._crun
+        if crun is not None and not profile and self.timeline is None:
+            done = crun.run_locked(inputs, out)  # the outputs, None (declined) or where it stopped (locked)
+            if type(done) is list:
+                return done
+            if done is not None:
+                self._stopped_locked(done)
+        return self._run_slow(inputs, out, profile)
+
+    def _stopped_locked(self, stop: tuple) -> None:
+        """Raise what a run stopped by a failing status in C raises; the lock is held (by the C call that
+        stopped) and released here."""
+        run_lock = self._lock
+        run_lock.holder = _get_ident()
+        try:
+            self._cycle_failed(CycleStop(*stop))
+        finally:
+            run_lock.holder = None
+            run_lock.lock.release()
+
+    def _run_slow(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray] | None,
+                  profile: bool) -> list[np.ndarray]:
+        """:meth:`run` when its hot path declined: the lock taken (waiting for it, refusing a re-entrant call)."""
         run_lock = self._lock
         lock = run_lock.lock
         if not lock.acquire(False):
@@ -333,10 +358,19 @@ class Executor:
 
     def invoke(self, *, profile: bool = False) -> None:
         """Run the plan on the inputs already in place (the timed part of :meth:`run`)."""
-        # The hot path, as run()'s: the lock taken inline and one call into C; the holder is set only
-        # before Python runs (a closed executor has no CRun, so the check waits for the slow path).
-        # Taking the lock through RunLock.acquire/release and answering through invoke_in_c cost
-        # about as much as a whole run of hello_world's three kernels.
+        # The hot path, as run()'s: one call into C that takes the lock without waiting and runs the plan,
+        # or declines (nothing done) and _invoke_slow takes the lock, waiting, and explains or handles it.
+        crun = self._crun
+        if crun is not None and not profile and self.timeline is None:
+            answer = crun.invoke_locked()  # None (done), False (declined) or where it stopped (locked)
+            if answer is None:
+                return
+            if answer is not False:
+                self._stopped_locked(answer)
+        self._invoke_slow(profile)
+
+    def _invoke_slow(self, profile: bool) -> None:
+        """:meth:`invoke` when its hot path declined: the lock taken (waiting, refusing a re-entrant call)."""
         run_lock = self._lock
         lock = run_lock.lock
         if not lock.acquire(False):
@@ -413,6 +447,8 @@ class Executor:
         """
         with self._lock.exclusive("close()"):
             self._closed = True
+            if self._crun is not None:
+                self._crun.retire()  # a run that read _crun before this declines once it has the lock
             self._crun = None
             self._teardown()
 

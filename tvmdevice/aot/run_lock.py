@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from ..errors import LifecycleError
+from ._runloop import RunMutex
 
 __all__ = ["RunLock"]
 
@@ -21,8 +22,9 @@ _get_ident = threading.get_ident
 class RunLock:
     """A non-reentrant lock that refuses, rather than deadlocks on, a call from its own holder.
 
-    :ivar lock: the underlying :class:`threading.Lock`; the executor's hot path takes it inline and
-        calls :meth:`wait` only when it is busy.
+    :ivar lock: the underlying lock, a :class:`~tvmdevice.aot._runloop.RunMutex` (a ``threading.Lock``
+        that the C run also takes directly); the executor's hot path takes it without waiting and calls
+        :meth:`wait` only when it is busy.
     :ivar holder: the ident of the thread holding it for a call that may run Python (None otherwise);
         only that thread ever sets it to its own ident, so reading it needs no lock.
     """
@@ -30,7 +32,7 @@ class RunLock:
     __slots__ = ("lock", "holder")
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = RunMutex()
         self.holder: int | None = None
 
     def acquire(self, what: str) -> None:
