@@ -339,12 +339,16 @@ def test_a_blocking_wait_for_the_run_mutex_is_interruptible():
     mutex = RunMutex()
     mutex.acquire()
     timer = threading.Timer(0.1, _thread.interrupt_main)
+    # were the wait deaf to Ctrl-C, this release would end it after 5 s and the test fail rather than hang
+    watchdog = threading.Timer(5.0, mutex.release)
     timer.start()
+    watchdog.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             mutex.acquire()
     finally:
         timer.cancel()
+        watchdog.cancel()
     assert mutex.locked()
     mutex.release()
     assert not mutex.locked()
