@@ -122,7 +122,8 @@ static void row_pair_weights(const tvmd_cmsis_depthwise_conv_params_t* p, int16_
  * shifts give was recomputed per pixel. */
 typedef struct {
   __m512i bias, multiplier, multiplier_odd, left, right, round, out_offset, act_min, act_max;
-  size_t live; /* channels stored */
+  size_t live;  /* channels stored */
+  int any_left; /* some channel shifts left (most depthwise layers' multipliers are below 1: none does) */
 } block_quant_t;
 
 AVX512_INLINE block_quant_t block_quant(const tvmd_cmsis_depthwise_conv_params_t* p, const int32_t* bias, int32_t c0) {
@@ -139,18 +140,20 @@ AVX512_INLINE block_quant_t block_quant(const tvmd_cmsis_depthwise_conv_params_t
   bq.act_min = _mm512_set1_epi32(p->q.act_min);
   bq.act_max = _mm512_set1_epi32(p->q.act_max);
   bq.live = (size_t)tvmd_cmsis_min(16, p->out_ch - c0);
+  bq.any_left = _mm512_test_epi32_mask(bq.left, bq.left) != 0;
   return bq;
 }
 
-/* The sums of 16 channels (bias not yet added) to int8, stored.  The math
+/* The sums of 16 channels, bias added, to int8, stored (the left shift
+ * skipped where no channel has one).  The math
  * of requantize16 (simd_x86_requantize.h) with gemmlowp's rounding divide
  * by 2^right done on the magnitude: RoundingDivideByPOT rounds half away
  * from zero, which is sign(h) * ((|h| + 2^(right - 1)) >> right), |h| <=
  * 2^31 and the sum below 2^32 as unsigned: one operation fewer than the
  * remainder-threshold form, the same values. */
-AVX512_INLINE void store_block(const block_quant_t* bq, __m512i acc, int8_t* dst) {
+AVX512_INLINE void store_sum(const block_quant_t* bq, __m512i sum, int8_t* dst) {
   const __m512i zero = _mm512_setzero_si512(), nudge = _mm512_set1_epi64((int64_t)1 << 30);
-  const __m512i a = _mm512_sllv_epi32(_mm512_add_epi32(acc, bq->bias), bq->left);
+  const __m512i a = bq->any_left ? _mm512_sllv_epi32(sum, bq->left) : sum;
   const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(a, bq->multiplier), nudge);
   const __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), bq->multiplier_odd), nudge);
   const __m512i high = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(even, 31),
@@ -166,6 +169,11 @@ AVX512_INLINE void store_block(const block_quant_t* bq, __m512i acc, int8_t* dst
     _mm_storeu_si128((__m128i*)(void*)t, bytes);
     memcpy(dst, t, bq->live);
   }
+}
+
+/* The same from sums without their bias. */
+AVX512_INLINE void store_block(const block_quant_t* bq, __m512i acc, int8_t* dst) {
+  store_sum(bq, _mm512_add_epi32(acc, bq->bias), dst);
 }
 
 /* One output row of any filter: rows[fy] is the pair row filter row fy
@@ -199,8 +207,9 @@ AVX512_INLINE void output_row(const tvmd_cmsis_depthwise_conv_params_t* p, const
 /* One output row of a 3x3 filter: per block of 16 channels its six weight
  * row pairs stay in registers across the row, each pixel six loads and six
  * multiply-adds: vpmaddwd and vpaddd, or on AVX-512 VNNI one vpdpwssd
- * (ROW3X3_MAC; the same int32 sums). */
-#define ROW3X3(name, target, ROW3X3_MAC)                                                                      \
+ * (ROW3X3_MAC; the same int32 sums), whose first one starts from the bias
+ * (ROW3X3_FIRST, then ROW3X3_STORE takes the sum as it is). */
+#define ROW3X3(name, target, ROW3X3_FIRST, ROW3X3_MAC, ROW3X3_STORE)                                                                      \
   static __attribute__((noinline)) target void name(const tvmd_cmsis_depthwise_conv_params_t* p,              \
                                                     const int16_t* const* rows, const int16_t* w,             \
                                                     const int32_t* bias, int8_t* out) {                       \
@@ -219,20 +228,20 @@ AVX512_INLINE void output_row(const tvmd_cmsis_depthwise_conv_params_t* p, const
       const __m512i w21 = _mm512_loadu_si512((const void*)(wc + 5 * wstep));                                  \
       for (int32_t ox = 0; ox < out_w; ox++) {                                                                \
         const size_t at = 2 * (size_t)c0 + (size_t)ox * col_step;                                             \
-        __m512i a = _mm512_madd_epi16(_mm512_loadu_si512((const void*)(r0 + at)), w00);                      \
+        __m512i a = ROW3X3_FIRST(bq.bias, _mm512_loadu_si512((const void*)(r0 + at)), w00);                  \
         __m512i b = _mm512_madd_epi16(_mm512_loadu_si512((const void*)(r0 + at + q_step)), w01);             \
         a = ROW3X3_MAC(a, _mm512_loadu_si512((const void*)(r1 + at)), w10);                                   \
         b = ROW3X3_MAC(b, _mm512_loadu_si512((const void*)(r1 + at + q_step)), w11);                          \
         a = ROW3X3_MAC(a, _mm512_loadu_si512((const void*)(r2 + at)), w20);                                   \
         b = ROW3X3_MAC(b, _mm512_loadu_si512((const void*)(r2 + at + q_step)), w21);                          \
-        store_block(&bq, _mm512_add_epi32(a, b), out + (size_t)ox * (size_t)out_ch + (size_t)c0);            \
+        ROW3X3_STORE(&bq, _mm512_add_epi32(a, b), out + (size_t)ox * (size_t)out_ch + (size_t)c0);           \
       }                                                                                                       \
     }                                                                                                         \
   }
 #define MAC_MADD(acc, x, w) _mm512_add_epi32((acc), _mm512_madd_epi16((x), (w)))
-ROW3X3(row3x3_avx512, AVX512, MAC_MADD)
-ROW3X3(row3x3_vnni512, VNNI512, _mm512_dpwssd_epi32)
-#undef MAC_MADD
+#define FIRST_MADD(bias, x, w) _mm512_madd_epi16((x), (w))
+ROW3X3(row3x3_avx512, AVX512, FIRST_MADD, MAC_MADD, store_block)
+ROW3X3(row3x3_vnni512, VNNI512, _mm512_dpwssd_epi32, _mm512_dpwssd_epi32, store_sum)
 #undef ROW3X3
 
 /* Eight channels or fewer, stride 1 along x: a pair column holds 8
@@ -299,12 +308,13 @@ AVX512_INLINE block_quant_t block_quant8(const tvmd_cmsis_depthwise_conv_params_
   bq.act_min = _mm512_set1_epi32(p->q.act_min);
   bq.act_max = _mm512_set1_epi32(p->q.act_max);
   bq.live = 16;
+  bq.any_left = _mm512_test_epi32_mask(bq.left, bq.left) != 0;
   return bq;
 }
 
 /* One output row of a 3x3 filter on narrow pair rows, two pixels a step:
  * the six weight row pairs of the (at most) 8 channels in both halves. */
-#define ROW3X3_8(name, target, ROW3X3_MAC)                                                                    \
+#define ROW3X3_8(name, target, ROW3X3_FIRST, ROW3X3_MAC, ROW3X3_STORE)                                                                    \
   static __attribute__((noinline)) target void name(const tvmd_cmsis_depthwise_conv_params_t* p,              \
                                                     const int16_t* const* rows, const int16_t* w,             \
                                                     const int32_t* bias, int8_t* out) {                       \
@@ -324,7 +334,7 @@ AVX512_INLINE block_quant_t block_quant8(const tvmd_cmsis_depthwise_conv_params_
         _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i*)(const void*)(w + 5 * wstep)));             \
     for (int32_t ox = 0; ox < out_w; ox += 2) {                                                               \
       const size_t at = (size_t)ox * 16;                                                                      \
-      __m512i a = _mm512_madd_epi16(_mm512_loadu_si512((const void*)(r0 + at)), w00);                        \
+      __m512i a = ROW3X3_FIRST(bq.bias, _mm512_loadu_si512((const void*)(r0 + at)), w00);                    \
       __m512i b = _mm512_madd_epi16(_mm512_loadu_si512((const void*)(r0 + at + q_step)), w01);               \
       a = ROW3X3_MAC(a, _mm512_loadu_si512((const void*)(r1 + at)), w10);                                     \
       b = ROW3X3_MAC(b, _mm512_loadu_si512((const void*)(r1 + at + q_step)), w11);                            \
@@ -332,18 +342,18 @@ AVX512_INLINE block_quant_t block_quant8(const tvmd_cmsis_depthwise_conv_params_
       b = ROW3X3_MAC(b, _mm512_loadu_si512((const void*)(r2 + at + q_step)), w21);                            \
       int8_t* dst = out + (size_t)ox * (size_t)ch;                                                            \
       if (ch == 8 && ox + 1 < out_w) {                                                                        \
-        store_block(&bq, _mm512_add_epi32(a, b), dst);                                                        \
+        ROW3X3_STORE(&bq, _mm512_add_epi32(a, b), dst);                                                       \
       } else {                                                                                                \
         int8_t t[16];                                                                                         \
-        store_block(&bq, _mm512_add_epi32(a, b), t);                                                          \
+        ROW3X3_STORE(&bq, _mm512_add_epi32(a, b), t);                                                         \
         memcpy(dst, t, (size_t)ch);                                                                           \
         if (ox + 1 < out_w) memcpy(dst + ch, t + 8, (size_t)ch);                                              \
       }                                                                                                       \
     }                                                                                                         \
   }
-#define MAC_MADD(acc, x, w) _mm512_add_epi32((acc), _mm512_madd_epi16((x), (w)))
-ROW3X3_8(row3x3_8_avx512, AVX512, MAC_MADD)
-ROW3X3_8(row3x3_8_vnni512, VNNI512, _mm512_dpwssd_epi32)
+ROW3X3_8(row3x3_8_avx512, AVX512, FIRST_MADD, MAC_MADD, store_block)
+ROW3X3_8(row3x3_8_vnni512, VNNI512, _mm512_dpwssd_epi32, _mm512_dpwssd_epi32, store_sum)
+#undef FIRST_MADD
 #undef MAC_MADD
 #undef ROW3X3_8
 
