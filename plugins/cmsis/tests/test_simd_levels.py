@@ -439,6 +439,19 @@ def test_depthwise_narrow_pair_rows(level, channels, width, stride, dilation):
     assert_bit_exact(model, levels=[level])
 
 
+@pytest.mark.parametrize("channels, kernel", [(8, (3, 3)), (32, (3, 3)), (21, (5, 3))])
+@pytest.mark.parametrize("weight_scale, out_scale", [(0.02, 0.001), (0.05, 0.0002)])
+def test_depthwise_requantization_shifting_left(level, channels, kernel, weight_scale, out_scale):
+    """Multipliers above 1 (a small output scale): the requantization shifts left first, which the AVX-512 rows
+    skip only where no channel of a block does; per-channel scales around the weight scale put channels on both
+    sides of 1 in the first case."""
+    b = ModelBuilder(seed=channels)
+    x = b.input((1, 6, 5, channels), 0.05, -3)
+    b.output(b.depthwise_conv2d(x, kernel=kernel, padding="SAME", per_channel=True, out_scale=out_scale,
+                                 out_zero_point=4, weight_scale=weight_scale))
+    assert_bit_exact(b.build(), levels=[level])
+
+
 @settings(max_examples=min(settings().max_examples, 40))
 @given(st.data())
 def test_depthwise_shapes(level, data):
