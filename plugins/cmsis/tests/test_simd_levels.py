@@ -426,6 +426,32 @@ def test_depthwise_pair_rows_scratch_and_its_fallback(level, shape, scratch):
     assert_bit_exact(model, levels=[level])
 
 
+@pytest.mark.parametrize("channels", [1, 3, 5, 7, 8, 9])
+@pytest.mark.parametrize("width, stride, dilation", [(6, (1, 1), (1, 1)), (7, (1, 1), (1, 1)),
+                                                     (7, (1, 1), (1, 2)), (7, (2, 1), (1, 1)), (6, (1, 2), (1, 1))])
+def test_depthwise_narrow_pair_rows(level, channels, width, stride, dilation):
+    """A 3x3 filter on 8 channels or fewer at stride 1 along x carries two output pixels per 512-bit register
+    on AVX-512 (pair columns of 8 channels): an odd last pixel alone, channels 1..7 stored pixel by pixel,
+    dilated taps, a second batch image; 9 channels and stride 2 along x take the 16-channel rows."""
+    model = single_op_model("DEPTHWISE_CONV_2D", input_shape=(2, 5, width, channels), kernel=(3, 3),
+                            stride=stride, dilation=dilation, padding="SAME", depth_multiplier=1, per_channel=True,
+                            bias=True, activation="RELU6", input_zero_point=-5, out_zero_point=7, seed=channels)
+    assert_bit_exact(model, levels=[level])
+
+
+@pytest.mark.parametrize("channels, kernel", [(8, (3, 3)), (32, (3, 3)), (21, (5, 3))])
+@pytest.mark.parametrize("weight_scale, out_scale", [(0.02, 0.001), (0.05, 0.0002)])
+def test_depthwise_requantization_shifting_left(level, channels, kernel, weight_scale, out_scale):
+    """Multipliers above 1 (a small output scale): the requantization shifts left first, which the AVX-512 rows
+    skip only where no channel of a block does; per-channel scales around the weight scale put channels on both
+    sides of 1 in the first case."""
+    b = ModelBuilder(seed=channels)
+    x = b.input((1, 6, 5, channels), 0.05, -3)
+    b.output(b.depthwise_conv2d(x, kernel=kernel, padding="SAME", per_channel=True, out_scale=out_scale,
+                                 out_zero_point=4, weight_scale=weight_scale))
+    assert_bit_exact(b.build(), levels=[level])
+
+
 @settings(max_examples=min(settings().max_examples, 40))
 @given(st.data())
 def test_depthwise_shapes(level, data):

@@ -122,7 +122,8 @@ static void row_pair_weights(const tvmd_cmsis_depthwise_conv_params_t* p, int16_
  * shifts give was recomputed per pixel. */
 typedef struct {
   __m512i bias, multiplier, multiplier_odd, left, right, round, out_offset, act_min, act_max;
-  size_t live; /* channels stored */
+  size_t live;  /* channels stored */
+  int any_left; /* some channel shifts left (most depthwise layers' multipliers are below 1: none does) */
 } block_quant_t;
 
 AVX512_INLINE block_quant_t block_quant(const tvmd_cmsis_depthwise_conv_params_t* p, const int32_t* bias, int32_t c0) {
@@ -139,18 +140,20 @@ AVX512_INLINE block_quant_t block_quant(const tvmd_cmsis_depthwise_conv_params_t
   bq.act_min = _mm512_set1_epi32(p->q.act_min);
   bq.act_max = _mm512_set1_epi32(p->q.act_max);
   bq.live = (size_t)tvmd_cmsis_min(16, p->out_ch - c0);
+  bq.any_left = _mm512_test_epi32_mask(bq.left, bq.left) != 0;
   return bq;
 }
 
-/* The sums of 16 channels (bias not yet added) to int8, stored.  The math
+/* The sums of 16 channels, bias added, to int8, stored (the left shift
+ * skipped where no channel has one).  The math
  * of requantize16 (simd_x86_requantize.h) with gemmlowp's rounding divide
  * by 2^right done on the magnitude: RoundingDivideByPOT rounds half away
  * from zero, which is sign(h) * ((|h| + 2^(right - 1)) >> right), |h| <=
  * 2^31 and the sum below 2^32 as unsigned: one operation fewer than the
  * remainder-threshold form, the same values. */
-AVX512_INLINE void store_block(const block_quant_t* bq, __m512i acc, int8_t* dst) {
+AVX512_INLINE void store_sum(const block_quant_t* bq, __m512i sum, int8_t* dst) {
   const __m512i zero = _mm512_setzero_si512(), nudge = _mm512_set1_epi64((int64_t)1 << 30);
-  const __m512i a = _mm512_sllv_epi32(_mm512_add_epi32(acc, bq->bias), bq->left);
+  const __m512i a = bq->any_left ? _mm512_sllv_epi32(sum, bq->left) : sum;
   const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(a, bq->multiplier), nudge);
   const __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), bq->multiplier_odd), nudge);
   const __m512i high = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(even, 31),
@@ -166,6 +169,11 @@ AVX512_INLINE void store_block(const block_quant_t* bq, __m512i acc, int8_t* dst
     _mm_storeu_si128((__m128i*)(void*)t, bytes);
     memcpy(dst, t, bq->live);
   }
+}
+
+/* The same from sums without their bias. */
+AVX512_INLINE void store_block(const block_quant_t* bq, __m512i acc, int8_t* dst) {
+  store_sum(bq, _mm512_add_epi32(acc, bq->bias), dst);
 }
 
 /* One output row of any filter: rows[fy] is the pair row filter row fy
@@ -199,8 +207,9 @@ AVX512_INLINE void output_row(const tvmd_cmsis_depthwise_conv_params_t* p, const
 /* One output row of a 3x3 filter: per block of 16 channels its six weight
  * row pairs stay in registers across the row, each pixel six loads and six
  * multiply-adds: vpmaddwd and vpaddd, or on AVX-512 VNNI one vpdpwssd
- * (ROW3X3_MAC; the same int32 sums). */
-#define ROW3X3(name, target, ROW3X3_MAC)                                                                      \
+ * (ROW3X3_MAC; the same int32 sums), whose first one starts from the bias
+ * (ROW3X3_FIRST, then ROW3X3_STORE takes the sum as it is). */
+#define ROW3X3(name, target, ROW3X3_FIRST, ROW3X3_MAC, ROW3X3_STORE)                                                                      \
   static __attribute__((noinline)) target void name(const tvmd_cmsis_depthwise_conv_params_t* p,              \
                                                     const int16_t* const* rows, const int16_t* w,             \
                                                     const int32_t* bias, int8_t* out) {                       \
@@ -219,21 +228,134 @@ AVX512_INLINE void output_row(const tvmd_cmsis_depthwise_conv_params_t* p, const
       const __m512i w21 = _mm512_loadu_si512((const void*)(wc + 5 * wstep));                                  \
       for (int32_t ox = 0; ox < out_w; ox++) {                                                                \
         const size_t at = 2 * (size_t)c0 + (size_t)ox * col_step;                                             \
-        __m512i a = _mm512_madd_epi16(_mm512_loadu_si512((const void*)(r0 + at)), w00);                      \
+        __m512i a = ROW3X3_FIRST(bq.bias, _mm512_loadu_si512((const void*)(r0 + at)), w00);                  \
         __m512i b = _mm512_madd_epi16(_mm512_loadu_si512((const void*)(r0 + at + q_step)), w01);             \
         a = ROW3X3_MAC(a, _mm512_loadu_si512((const void*)(r1 + at)), w10);                                   \
         b = ROW3X3_MAC(b, _mm512_loadu_si512((const void*)(r1 + at + q_step)), w11);                          \
         a = ROW3X3_MAC(a, _mm512_loadu_si512((const void*)(r2 + at)), w20);                                   \
         b = ROW3X3_MAC(b, _mm512_loadu_si512((const void*)(r2 + at + q_step)), w21);                          \
-        store_block(&bq, _mm512_add_epi32(a, b), out + (size_t)ox * (size_t)out_ch + (size_t)c0);            \
+        ROW3X3_STORE(&bq, _mm512_add_epi32(a, b), out + (size_t)ox * (size_t)out_ch + (size_t)c0);           \
       }                                                                                                       \
     }                                                                                                         \
   }
 #define MAC_MADD(acc, x, w) _mm512_add_epi32((acc), _mm512_madd_epi16((x), (w)))
-ROW3X3(row3x3_avx512, AVX512, MAC_MADD)
-ROW3X3(row3x3_vnni512, VNNI512, _mm512_dpwssd_epi32)
-#undef MAC_MADD
+#define FIRST_MADD(bias, x, w) _mm512_madd_epi16((x), (w))
+ROW3X3(row3x3_avx512, AVX512, FIRST_MADD, MAC_MADD, store_block)
+ROW3X3(row3x3_vnni512, VNNI512, _mm512_dpwssd_epi32, _mm512_dpwssd_epi32, store_sum)
 #undef ROW3X3
+
+/* Eight channels or fewer, stride 1 along x: a pair column holds 8
+ * channels (16 int16, 256 bits), so one 512-bit load takes the same tap of
+ * two neighbouring output pixels and one register carries two pixels, where
+ * the 16-channel layout left half of every lane idle.  The rows keep the
+ * ring's slots (a narrow row is at most half of one). */
+static inline int narrow_rows(const tvmd_cmsis_depthwise_conv_params_t* p) {
+  return p->in_ch <= 8 && p->stride_w == 1 && p->filter_h == 3 && p->filter_w == 3;
+}
+
+/* Padded row pr as narrow pair columns: column i at 16 int16. */
+AVX512_INLINE void build_row8(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input, int32_t pr,
+                              int16_t* row) {
+  const int32_t iy = pr - p->pad_h, cols = pair_cols(p), ch = p->in_ch, d = p->dilation_w;
+  if (iy < 0 || iy >= p->in_h) {
+    memset(row, 0, (size_t)cols * 16 * sizeof(int16_t));
+    return;
+  }
+  const int8_t* line = input + (size_t)iy * (size_t)p->in_w * (size_t)ch;
+  const __m256i voff = _mm256_set1_epi16((int16_t)p->q.input_offset);
+  /* Lanes kept by which of the pair's two columns lie inside the image. */
+  const __m256i keep[4] = {_mm256_setzero_si256(), _mm256_set1_epi32(0x0000FFFF), _mm256_set1_epi32((int32_t)0xFFFF0000u),
+                           _mm256_set1_epi32(-1)};
+  for (int32_t i = 0; i < cols; i++) {
+    const int32_t ix = i - p->pad_w, ix2 = ix + d;
+    const int in1 = ix >= 0 && ix < p->in_w, in2 = ix2 >= 0 && ix2 < p->in_w;
+    __m128i xa = _mm_setzero_si128(), xb = xa;
+    if (ch == 8) {
+      if (in1) xa = _mm_loadl_epi64((const __m128i*)(const void*)(line + (size_t)ix * 8));
+      if (in2) xb = _mm_loadl_epi64((const __m128i*)(const void*)(line + (size_t)ix2 * 8));
+    } else {
+      int8_t ta[16] = {0}, tb[16] = {0};
+      if (in1) memcpy(ta, line + (size_t)ix * (size_t)ch, (size_t)ch);
+      if (in2) memcpy(tb, line + (size_t)ix2 * (size_t)ch, (size_t)ch);
+      xa = _mm_loadu_si128((const __m128i*)(const void*)ta);
+      xb = _mm_loadu_si128((const __m128i*)(const void*)tb);
+    }
+    const __m256i v = _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(xa, xb)), voff);
+    _mm256_storeu_si256((__m256i*)(void*)(row + (size_t)i * 16), _mm256_and_si256(v, keep[in1 | (in2 << 1)]));
+  }
+}
+
+/* Channels [0, 8) of a per-channel int32 array in both halves. */
+AVX512_INLINE __m512i twice8(const int32_t* src, int32_t n) {
+  int32_t t[8] = {0};
+  memcpy(t, src, (size_t)n * sizeof(int32_t));
+  const __m256i v = _mm256_loadu_si256((const __m256i*)(const void*)t);
+  return _mm512_inserti64x4(_mm512_castsi256_si512(v), v, 1);
+}
+
+/* block_quant's operands for two pixels of up to 8 channels. */
+AVX512_INLINE block_quant_t block_quant8(const tvmd_cmsis_depthwise_conv_params_t* p, const int32_t* bias) {
+  block_quant_t bq;
+  const int32_t n = p->out_ch;
+  const __m512i zero = _mm512_setzero_si512(), shift = twice8(p->shift, n);
+  bq.bias = bias ? twice8(bias, n) : zero;
+  bq.multiplier = twice8(p->multiplier, n);
+  bq.multiplier_odd = _mm512_srli_epi64(bq.multiplier, 32);
+  bq.left = _mm512_max_epi32(shift, zero);
+  bq.right = _mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero);
+  bq.round = _mm512_srli_epi32(_mm512_sllv_epi32(_mm512_set1_epi32(1), bq.right), 1);
+  bq.out_offset = _mm512_set1_epi32(p->q.output_offset);
+  bq.act_min = _mm512_set1_epi32(p->q.act_min);
+  bq.act_max = _mm512_set1_epi32(p->q.act_max);
+  bq.live = 16;
+  bq.any_left = _mm512_test_epi32_mask(bq.left, bq.left) != 0;
+  return bq;
+}
+
+/* One output row of a 3x3 filter on narrow pair rows, two pixels a step:
+ * the six weight row pairs of the (at most) 8 channels in both halves. */
+#define ROW3X3_8(name, target, ROW3X3_FIRST, ROW3X3_MAC, ROW3X3_STORE)                                                                    \
+  static __attribute__((noinline)) target void name(const tvmd_cmsis_depthwise_conv_params_t* p,              \
+                                                    const int16_t* const* rows, const int16_t* w,             \
+                                                    const int32_t* bias, int8_t* out) {                       \
+    const int32_t ch = p->out_ch, out_w = p->out_w;                                                           \
+    const size_t q_step = 2 * (size_t)p->dilation_w * 16, wstep = (size_t)p->cp * 2;                         \
+    const int16_t *const r0 = rows[0], *const r1 = rows[1], *const r2 = rows[2];                              \
+    const block_quant_t bq = block_quant8(p, bias);                                                           \
+    const __m512i w00 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i*)(const void*)w));          \
+    const __m512i w01 = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i*)(const void*)(w + wstep)));  \
+    const __m512i w10 =                                                                                       \
+        _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i*)(const void*)(w + 2 * wstep)));             \
+    const __m512i w11 =                                                                                       \
+        _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i*)(const void*)(w + 3 * wstep)));             \
+    const __m512i w20 =                                                                                       \
+        _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i*)(const void*)(w + 4 * wstep)));             \
+    const __m512i w21 =                                                                                       \
+        _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i*)(const void*)(w + 5 * wstep)));             \
+    for (int32_t ox = 0; ox < out_w; ox += 2) {                                                               \
+      const size_t at = (size_t)ox * 16;                                                                      \
+      __m512i a = ROW3X3_FIRST(bq.bias, _mm512_loadu_si512((const void*)(r0 + at)), w00);                    \
+      __m512i b = _mm512_madd_epi16(_mm512_loadu_si512((const void*)(r0 + at + q_step)), w01);               \
+      a = ROW3X3_MAC(a, _mm512_loadu_si512((const void*)(r1 + at)), w10);                                     \
+      b = ROW3X3_MAC(b, _mm512_loadu_si512((const void*)(r1 + at + q_step)), w11);                            \
+      a = ROW3X3_MAC(a, _mm512_loadu_si512((const void*)(r2 + at)), w20);                                     \
+      b = ROW3X3_MAC(b, _mm512_loadu_si512((const void*)(r2 + at + q_step)), w21);                            \
+      int8_t* dst = out + (size_t)ox * (size_t)ch;                                                            \
+      if (ch == 8 && ox + 1 < out_w) {                                                                        \
+        ROW3X3_STORE(&bq, _mm512_add_epi32(a, b), dst);                                                       \
+      } else {                                                                                                \
+        int8_t t[16];                                                                                         \
+        ROW3X3_STORE(&bq, _mm512_add_epi32(a, b), t);                                                         \
+        memcpy(dst, t, (size_t)ch);                                                                           \
+        if (ox + 1 < out_w) memcpy(dst + ch, t + 8, (size_t)ch);                                              \
+      }                                                                                                       \
+    }                                                                                                         \
+  }
+ROW3X3_8(row3x3_8_avx512, AVX512, FIRST_MADD, MAC_MADD, store_block)
+ROW3X3_8(row3x3_8_vnni512, VNNI512, _mm512_dpwssd_epi32, _mm512_dpwssd_epi32, store_sum)
+#undef FIRST_MADD
+#undef MAC_MADD
+#undef ROW3X3_8
 
 AVX512 void tvmd_cmsis_depthwise_rows_avx512(const tvmd_cmsis_depthwise_conv_params_t* p, const int8_t* input,
                                              const int32_t* bias, int8_t* output, void* scratch, int vnni) {
@@ -244,19 +366,27 @@ AVX512 void tvmd_cmsis_depthwise_rows_avx512(const tvmd_cmsis_depthwise_conv_par
   int32_t have[MAX_RING]; /* the padded row each ring slot holds */
   for (int32_t s = 0; s < span; s++) have[s] = -1;
   const int16_t* rows[TVMD_CMSIS_DW_MAX_TAPS];
-  const int is3x3 = p->filter_h == 3 && p->filter_w == 3;
+  const int is3x3 = p->filter_h == 3 && p->filter_w == 3, narrow = narrow_rows(p);
   for (int32_t oy = 0; oy < p->out_h; oy++) {
     for (int32_t fy = 0; fy < p->filter_h; fy++) {
       const int32_t pr = oy * p->stride_h + fy * p->dilation_h, s = pr % span;
       int16_t* row = (int16_t*)(void*)((uint8_t*)scratch + (size_t)s * rb);
       if (have[s] != pr) {
-        build_row(p, input, pr, row);
+        if (narrow) {
+          build_row8(p, input, pr, row);
+        } else {
+          build_row(p, input, pr, row);
+        }
         have[s] = pr;
       }
       rows[fy] = row;
     }
     int8_t* out = output + (size_t)oy * (size_t)p->out_w * (size_t)p->out_ch;
-    if (is3x3 && vnni) {
+    if (narrow && vnni) {
+      row3x3_8_vnni512(p, rows, w, bias, out);
+    } else if (narrow) {
+      row3x3_8_avx512(p, rows, w, bias, out);
+    } else if (is3x3 && vnni) {
       row3x3_vnni512(p, rows, w, bias, out);
     } else if (is3x3) {
       row3x3_avx512(p, rows, w, bias, out);
