@@ -376,16 +376,15 @@ class Executor:
         if not lock.acquire(False):
             run_lock.wait("invoke()")
         try:
-            crun = self._crun
-            if crun is not None and not profile and self.timeline is None:
-                answer = crun.invoke()  # None (done), False (declined: nothing done) or where it stopped
-                if answer is None:
-                    return
-                run_lock.holder = _get_ident()
-                if answer is not False:
-                    self._cycle_failed(CycleStop(*answer))
             run_lock.holder = _get_ident()
             self._check_open("invoke()")
+            crun = self._crun
+            if crun is not None and not profile and self.timeline is None:
+                done = invoke_in_c(crun)
+                if done.ran is Ran.DONE:
+                    return
+                if done.stop is not None:
+                    self._cycle_failed(done.stop)
             self._invoke(profile)
         finally:
             run_lock.holder = None
